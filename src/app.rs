@@ -1,0 +1,179 @@
+//! The pipeline of one invocation: parse -> plan -> target -> run -> report -> export. This is the one
+//! place that prints errors and decides the exit code.
+
+use crate::cli::bandwidth::BandwidthArgs;
+use crate::cli::{normalize_args, Cli, Command};
+use crate::error::Error;
+use crate::export::csv::CsvStream;
+use crate::export::{exporter, Format};
+use crate::run::progress::Progress;
+use crate::run::{run_workers, RunContext};
+use crate::stats::sample::Recorder;
+use crate::workload::bandwidth;
+use crate::workload::Failure;
+use clap::Parser;
+use std::ffi::OsString;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// The process-wide stop flag that Ctrl-C sets.
+fn stop_flag() -> Arc<AtomicBool> {
+    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    STOP.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        // A second Ctrl-C ends the process at once.
+        let _ = ctrlc::set_handler(move || {
+            if f.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+        flag
+    })
+    .clone()
+}
+
+/// Reduces clap's multi-line error to its first paragraph on one line.
+fn one_line(rendered: &str) -> String {
+    let mut parts = Vec::new();
+    for line in rendered.lines() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("Usage:") || t.starts_with("For more information") {
+            if !parts.is_empty() {
+                break;
+            }
+            continue;
+        }
+        parts.push(t.trim_start_matches("error: ").to_string());
+    }
+    parts.join(" ")
+}
+
+/// Runs storebench with these arguments and returns the exit code.
+pub fn main_with(args: Vec<OsString>) -> i32 {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("storebench: internal error{at}: {msg} (this is a bug; please report it)");
+    }));
+    let sub = args.get(1).and_then(|a| a.to_str()).unwrap_or("").to_string();
+    let cli = match Cli::try_parse_from(normalize_args(args)) {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind::*;
+            return match e.kind() {
+                DisplayHelp | DisplayVersion => {
+                    let _ = e.print();
+                    0
+                }
+                _ => {
+                    let hint = if sub.is_empty() || sub.starts_with('-') {
+                        "storebench --help".to_string()
+                    } else {
+                        format!("storebench {sub} --help")
+                    };
+                    eprintln!("storebench: {} (see '{hint}')", one_line(&e.render().to_string()));
+                    2
+                }
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Bandwidth(args) => run_bandwidth(args),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            match &e {
+                Error::Interrupted => eprintln!("storebench: interrupted; the figures above cover what was done"),
+                other => eprintln!("storebench: {other}"),
+            }
+            e.exit_code()
+        }
+    }
+}
+
+fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (storebench ... | head) is not an error worth a panic.
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
+    let (plan, target) = crate::plan::bandwidth(&args).map_err(Error::Usage)?;
+    for w in &target.warnings {
+        eprintln!("storebench: {w}");
+    }
+    let csv = match &args.csv {
+        Some(p) => Some(CsvStream::create(p).map_err(Error::Usage)?),
+        None => None,
+    };
+    let json_file = match &args.json {
+        Some(p) => Some(
+            std::fs::File::create(p)
+                .map_err(|e| Error::Usage(format!("cannot create the JSON file {}: {e}", p.display())))?,
+        ),
+        None => None,
+    };
+    let layout = bandwidth::prepare_layout(&plan, &target).map_err(Error::Run)?;
+    let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+
+    let ctx = RunContext::new(stop_flag());
+    let progress = Progress::start(ctx.bytes_done.clone(), plan.size * 2, args.quiet);
+    let sink = csv.as_ref().map(|c| c.sender.clone());
+    let capacity = (plan.blocks() * 2 + 16) as usize;
+    let (rec, mut outs) = run_workers(1, |_| {
+        let mut rec = Recorder::new().keep_events(capacity).with_sink(sink.clone());
+        let out = bandwidth::run(&plan, &target, &layout, &ctx, &mut rec);
+        rec.close_sink();
+        (rec, out)
+    });
+    drop(sink);
+    drop(progress);
+    let out = outs.pop().unwrap_or_default();
+
+    let report = bandwidth::report(&plan, &target, &layout, &rec, &out, started_at);
+    let mut file_errors = Vec::new();
+    let csv_saved = match csv {
+        Some(c) => match c.finish() {
+            Ok(()) => args.csv.clone(),
+            Err(e) => {
+                file_errors.push(e);
+                None
+            }
+        },
+        None => None,
+    };
+    if let (Some(mut f), Some(p)) = (json_file, &args.json) {
+        let text = exporter(Format::Json, false, false).render(&report);
+        if let Err(e) = f.write_all(text.as_bytes()) {
+            file_errors.push(format!("writing the JSON file {} failed: {e}", p.display()));
+        }
+    }
+    let mut text = exporter(Format::Text, args.verbose, args.quiet).render(&report);
+    if let Some(p) = csv_saved {
+        text.push_str(&format!("\nCSV formatted data saved to {}\n", p.display()));
+    }
+    if let Some(p) = &args.json {
+        if file_errors.iter().all(|e| !e.contains("JSON")) {
+            text.push_str(&format!("JSON report saved to {}\n", p.display()));
+        }
+    }
+    print_stdout(&text);
+    for e in out.cleanup_errors.iter().chain(file_errors.iter()) {
+        eprintln!("storebench: warning: {e}");
+    }
+    match out.failure {
+        None if file_errors.is_empty() => Ok(()),
+        None => Err(Error::Run(file_errors.join("; "))),
+        Some(Failure::Failed(m)) => Err(Error::Run(m)),
+        Some(Failure::Interrupted) => Err(Error::Interrupted),
+    }
+}

@@ -1,0 +1,13 @@
+//! storebench: a storage benchmark. One pipeline for every command:
+//! cli -> plan -> target -> workload -> runner -> samples -> stats -> RunReport -> exporters.
+#![warn(missing_docs)]
+
+pub mod app;
+pub mod cli;
+pub mod error;
+pub mod export;
+pub mod plan;
+pub mod run;
+pub mod stats;
+pub mod target;
+pub mod workload;

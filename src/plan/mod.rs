@@ -1,0 +1,101 @@
+//! Validation: raw arguments become a plan once, with sizes, counts, the target and its capabilities
+//! checked together. Every error names the bad value and what would be valid.
+
+pub mod size;
+
+use crate::cli::bandwidth::BandwidthArgs;
+use crate::target::{open_target, StoreConfig, Target};
+use crate::workload::bandwidth::BandwidthPlan;
+use size::{human_bytes, with_commas};
+
+/// The largest block storebench allocates a buffer for.
+pub const MAX_BLOCK: u64 = 1 << 30;
+/// Block size when none is given (capped at SIZE).
+pub const DEFAULT_BLOCK: u64 = 8 << 20;
+/// O_DIRECT alignment required of sizes and blocks.
+pub const DIRECT_ALIGN: u64 = 4096;
+
+/// Loads `--xmlfile` files and `-D` definitions, in that order of precedence.
+pub fn store_config(xmlfiles: &[std::path::PathBuf], defines: &[String]) -> Result<StoreConfig, String> {
+    let mut c = StoreConfig::default();
+    for f in xmlfiles {
+        c.add_xml_file(f)?;
+    }
+    c.add_definitions(defines)?;
+    Ok(c)
+}
+
+/// A seed from the clock, for runs that did not ask for one.
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+}
+
+/// Validates `bandwidth` arguments into a plan and its target.
+pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String> {
+    if args.size == 0 {
+        return Err("invalid SIZE '0': the data size must be at least 1 byte (e.g. 128m)".into());
+    }
+    let block = args.block.unwrap_or(DEFAULT_BLOCK.min(args.size));
+    if block == 0 {
+        return Err("invalid --block '0': the block size must be at least 1 byte (e.g. 8m)".into());
+    }
+    if block > args.size {
+        return Err(format!(
+            "--block {} ({}) is larger than SIZE {} ({}): give a block no larger than the data size",
+            with_commas(block),
+            human_bytes(block),
+            with_commas(args.size),
+            human_bytes(args.size)
+        ));
+    }
+    if block > MAX_BLOCK {
+        return Err(format!(
+            "--block {} is larger than the 1 GiB storebench allows for one buffer",
+            human_bytes(block)
+        ));
+    }
+    if args.direct {
+        for (name, v) in [("SIZE", args.size), ("--block", block)] {
+            if v % DIRECT_ALIGN != 0 {
+                return Err(format!(
+                    "--direct needs {name} to be a multiple of 4096 bytes (O_DIRECT alignment); {} is not",
+                    with_commas(v)
+                ));
+            }
+        }
+    }
+    let config = store_config(&args.xmlfile, &args.define)?;
+    let url = match &args.url {
+        Some(u) => u.clone(),
+        None => std::env::temp_dir().to_string_lossy().into_owned(),
+    };
+    let target = open_target(&url, &config)?;
+    let caps = target.store.capabilities();
+    if args.direct && !caps.direct_io {
+        return Err(format!(
+            "--direct is not possible on {}: the store has no page cache to bypass",
+            target.store.url()
+        ));
+    }
+    if args.hflush && !caps.hflush {
+        return Err(format!(
+            "--hflush is not possible on {}: the store cannot make data durable before close()",
+            target.store.url()
+        ));
+    }
+    let plan = BandwidthPlan {
+        size: args.size,
+        block,
+        policy: args.policy,
+        flush: args.flush,
+        hflush: args.hflush,
+        keep: args.keep,
+        rename: args.rename,
+        verify: args.verify,
+        direct: args.direct,
+        fsync_on_close: args.fsync_on_close,
+        overwrite: args.overwrite,
+        seed: args.seed.unwrap_or_else(clock_seed),
+    };
+    Ok((plan, target))
+}

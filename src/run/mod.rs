@@ -1,0 +1,104 @@
+//! The runner: worker threads that start together behind a barrier, each with its own recorder;
+//! a stop flag for Ctrl-C; a progress display that reads atomics only.
+
+pub mod cpu;
+pub mod progress;
+
+use crate::stats::sample::Recorder;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::Instant;
+
+/// Shared state of one run: the common epoch, the stop flag, progress counters.
+#[derive(Clone)]
+pub struct RunContext {
+    /// The instant every event's times are measured from.
+    pub epoch: Instant,
+    /// Set when the run must stop early (Ctrl-C); workers check it between operations.
+    pub stop: Arc<AtomicBool>,
+    /// Bytes moved so far, for the progress display.
+    pub bytes_done: Arc<AtomicU64>,
+}
+
+impl RunContext {
+    /// A context whose epoch is now, with the given stop flag.
+    pub fn new(stop: Arc<AtomicBool>) -> Self {
+        Self { epoch: Instant::now(), stop, bytes_done: Arc::new(AtomicU64::new(0)) }
+    }
+
+    /// Nanoseconds since the epoch.
+    #[inline]
+    pub fn ns(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.epoch).as_nanos() as u64
+    }
+
+    /// Whether the run was asked to stop.
+    #[inline]
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs `n` workers on dedicated threads. They start together after a barrier; each gets its index
+/// and returns its recorder and a result. The recorders are merged in worker order.
+pub fn run_workers<T, F>(n: usize, work: F) -> (Recorder, Vec<T>)
+where
+    T: Send,
+    F: Fn(usize) -> (Recorder, T) + Sync,
+{
+    let barrier = Barrier::new(n);
+    let results: Vec<(Recorder, T)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .map(|i| {
+                let barrier = &barrier;
+                let work = &work;
+                std::thread::Builder::new()
+                    .name(format!("storebench-worker-{i}"))
+                    .spawn_scoped(s, move || {
+                        barrier.wait();
+                        work(i)
+                    })
+                    .expect("cannot spawn a worker thread")
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    let mut merged = Recorder::new();
+    let mut outs = Vec::with_capacity(n);
+    for (r, t) in results {
+        merged.merge(r);
+        outs.push(t);
+    }
+    (merged, outs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::sample::{Event, OpKind};
+
+    #[test]
+    fn workers_start_together_and_merge() {
+        let ctx = RunContext::new(Arc::new(AtomicBool::new(false)));
+        let (merged, idx) = run_workers(4, |i| {
+            let mut r = Recorder::new();
+            let t = ctx.ns(Instant::now());
+            for _ in 0..=i {
+                r.record(Event {
+                    op: OpKind::Delete,
+                    bytes: 1,
+                    offset: 0,
+                    start_ns: t,
+                    first_byte_ns: t,
+                    end_ns: t + 5,
+                    error: None,
+                });
+            }
+            (r, i)
+        });
+        assert_eq!(idx, vec![0, 1, 2, 3]);
+        // 1 + 2 + 3 + 4 operations
+        assert_eq!(merged.op(OpKind::Delete).ok, 10);
+        assert_eq!(merged.op(OpKind::Delete).bytes, 10);
+    }
+}

@@ -1,0 +1,6 @@
+//! Statistics: per-operation samples, mergeable histograms, and the [`report::RunReport`] built from them.
+
+pub mod aggregate;
+pub mod histogram;
+pub mod report;
+pub mod sample;

@@ -1,0 +1,194 @@
+//! The [`RunReport`]: everything a run measured, in one serializable value. Every exporter reads only
+//! this. Its JSON form is the `--json` file; `schema_version` changes when a field changes meaning.
+
+use super::histogram::HistogramData;
+use super::sample::Event;
+use serde::{Deserialize, Serialize};
+
+/// Version of the report's layout. Bumped when a field is removed or changes meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The result of one storebench run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Version of this layout ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// "storebench".
+    pub tool: String,
+    /// storebench's version.
+    pub version: String,
+    /// The subcommand that ran ("bandwidth").
+    pub command: String,
+    /// When the run started, RFC 3339 UTC.
+    pub started_at: String,
+    /// The host the run ran on.
+    pub host: String,
+    /// The target URL as given, without credentials.
+    pub target: String,
+    /// The I/O engine used, in words.
+    pub engine: String,
+    /// The workload's parameters.
+    pub params: Params,
+    /// Per-phase figures (upload, download).
+    pub phases: Vec<PhaseReport>,
+    /// Per-operation-kind statistics over the whole run.
+    pub ops: Vec<OpStats>,
+    /// Every operation, in order, when the workload keeps them (bandwidth does).
+    pub events: Vec<Event>,
+    /// Counters kept by the store and its streams (shown with `--verbose`).
+    pub counters: Vec<CounterGroup>,
+    /// Warnings about the configuration.
+    pub warnings: Vec<String>,
+    /// How the run ended.
+    pub outcome: Outcome,
+}
+
+/// Parameters of the workload that ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "workload", rename_all = "snake_case")]
+pub enum Params {
+    /// `storebench bandwidth`.
+    Bandwidth(BandwidthParams),
+}
+
+/// Parameters of a bandwidth run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthParams {
+    /// Bytes uploaded then downloaded.
+    pub size: u64,
+    /// Bytes per block write and block read.
+    pub block: u64,
+    /// Number of blocks: ceil(size / block).
+    pub blocks: u64,
+    /// The read policy: whole-file, sequential or random.
+    pub policy: String,
+    /// The path written, relative to the store's root.
+    pub path: String,
+    /// Each block was handed to the OS after writing (`--flush`).
+    pub flush: bool,
+    /// Each block was made durable after writing (`--hflush`).
+    pub hflush: bool,
+    /// O_DIRECT was used (`--direct`).
+    pub direct: bool,
+    /// close() included an fsync (`--fsync-on-close`).
+    pub fsync_on_close: bool,
+    /// The file was renamed before the download (`--rename`).
+    pub rename: bool,
+    /// The file was kept (`--keep`).
+    pub keep: bool,
+    /// Every byte read was checked (`--verify`).
+    pub verify: bool,
+    /// Seed of the test data and of the random read order.
+    pub seed: u64,
+}
+
+/// Figures of one phase (upload or download), defined in docs/metrics.md.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhaseReport {
+    /// "upload" or "download".
+    pub name: String,
+    /// Bytes moved by the phase's successful block operations.
+    pub bytes: u64,
+    /// Wall time of the phase, from the start of create/open to the end of close(), seconds.
+    pub duration_s: f64,
+    /// bytes / 2^20 / duration_s ("Megabytes/second", MiB/s as cloudstore prints it).
+    pub mbyte_per_s: f64,
+    /// bytes * 8 / 2^20 / duration_s ("Megabits/second").
+    pub mbit_per_s: f64,
+    /// Latency of the block operations.
+    pub blocks: LatencyStats,
+    /// Time of create (upload) or open (download), seconds.
+    pub open_s: Option<f64>,
+    /// Time of close(), seconds.
+    pub close_s: Option<f64>,
+    /// (sum of block times + close time) / number of blocks, seconds.
+    pub mean_per_block_incl_close_s: Option<f64>,
+    /// CPU time of the process during the phase.
+    pub cpu: CpuReport,
+    /// The phase ran to its end (false when a run failed or was interrupted in it).
+    pub complete: bool,
+}
+
+/// Latency figures of a set of operations, in seconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyStats {
+    /// Successful operations.
+    pub count: u64,
+    /// Failed operations.
+    pub errors: u64,
+    /// Exact minimum.
+    pub min_s: f64,
+    /// Exact arithmetic mean.
+    pub mean_s: f64,
+    /// Nearest-rank median, within the histogram's error bound.
+    pub p50_s: f64,
+    /// Nearest-rank 90th percentile.
+    pub p90_s: f64,
+    /// Nearest-rank 99th percentile.
+    pub p99_s: f64,
+    /// Nearest-rank 99.9th percentile.
+    pub p999_s: f64,
+    /// Exact maximum.
+    pub max_s: f64,
+    /// Exact sum of the latencies.
+    pub total_s: f64,
+    /// Mean time to first byte (reads; equals the mean latency where a store cannot tell).
+    pub first_byte_mean_s: f64,
+}
+
+/// CPU cost of a phase.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuReport {
+    /// User-mode CPU seconds of the process.
+    pub user_s: f64,
+    /// Kernel CPU seconds of the process.
+    pub system_s: f64,
+    /// user_s + system_s.
+    pub total_s: f64,
+    /// total_s / (bytes / 2^30): CPU seconds per GiB moved (None when no bytes moved).
+    pub s_per_gib: Option<f64>,
+}
+
+/// Statistics of one kind of operation over the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpStats {
+    /// The operation's name (as in the CSV log).
+    pub op: String,
+    /// Bytes moved by the successful operations.
+    pub bytes: u64,
+    /// Latency figures.
+    pub latency: LatencyStats,
+    /// The latency histogram, mergeable with other runs' and ranks'.
+    pub histogram: HistogramData,
+}
+
+/// Counters from one source.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CounterGroup {
+    /// Where the counters come from ("store", "upload stream", "download stream").
+    pub scope: String,
+    /// Name and value of each counter.
+    pub counters: Vec<(String, u64)>,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// "completed", "failed" or "interrupted".
+    pub status: Status,
+    /// What went wrong, when it did.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+}
+
+/// The end state of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Everything ran.
+    Completed,
+    /// An operation failed and the run stopped; the figures cover what was done.
+    Failed,
+    /// Stopped by Ctrl-C; the figures cover what was done.
+    Interrupted,
+}

@@ -1,0 +1,164 @@
+//! Store configuration keys, the Hadoop way: `-D key=value`, `--xmlfile core-site.xml`, environment.
+//!
+//! A key means the same wherever it comes from. Precedence: `-D` flags win over XML files, which win
+//! over the environment. Values are never printed: some of them are secrets.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Where a key's value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Origin {
+    /// An environment variable.
+    Env,
+    /// A Hadoop XML configuration file.
+    XmlFile,
+    /// A `-D key=value` flag.
+    Flag,
+}
+
+/// Configuration keys for stores, with the origin of each value.
+#[derive(Clone, Debug, Default)]
+pub struct StoreConfig {
+    values: BTreeMap<String, (String, Origin)>,
+}
+
+impl StoreConfig {
+    /// Sets a key unless a higher-precedence origin already set it.
+    pub fn set(&mut self, key: &str, value: &str, origin: Origin) {
+        match self.values.get(key) {
+            Some((_, o)) if *o > origin => {}
+            _ => {
+                self.values.insert(key.to_string(), (value.to_string(), origin));
+            }
+        }
+    }
+
+    /// The value of a key.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(|(v, _)| v.as_str())
+    }
+
+    /// Every key that is set.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(|k| k.as_str())
+    }
+
+    /// Adds `-D key=value` definitions.
+    pub fn add_definitions(&mut self, defs: &[String]) -> Result<(), String> {
+        for d in defs {
+            let Some((k, v)) = d.split_once('=') else {
+                return Err(format!("invalid -D '{}': expected key=value", redact_definition(d)));
+            };
+            let k = k.trim();
+            if k.is_empty() {
+                return Err(format!("invalid -D '{}': the key is empty; expected key=value", redact_definition(d)));
+            }
+            self.set(k, v.trim(), Origin::Flag);
+        }
+        Ok(())
+    }
+
+    /// Loads a Hadoop configuration XML file (`<configuration><property><name/><value/>`).
+    pub fn add_xml_file(&mut self, path: &Path) -> Result<(), String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read XML config file {}: {e}", path.display()))?;
+        let doc = roxmltree::Document::parse(&text)
+            .map_err(|e| format!("XML config file {} is not valid XML: {e}", path.display()))?;
+        let root = doc.root_element();
+        if root.tag_name().name() != "configuration" {
+            return Err(format!(
+                "XML config file {} has root <{}>; expected a Hadoop <configuration> file",
+                path.display(),
+                root.tag_name().name()
+            ));
+        }
+        for prop in root.children().filter(|n| n.has_tag_name("property")) {
+            let child = |name: &str| {
+                prop.children().find(|n| n.has_tag_name(name)).and_then(|n| n.text()).map(|t| t.trim().to_string())
+            };
+            match (child("name"), child("value")) {
+                (Some(k), Some(v)) if !k.is_empty() => self.set(&k, &v, Origin::XmlFile),
+                (Some(k), None) if !k.is_empty() => self.set(&k, "", Origin::XmlFile),
+                _ => {
+                    let line = doc.text_pos_at(prop.range().start).row;
+                    return Err(format!("XML config file {} line {line}: <property> without a <name>", path.display()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Warnings for the keys a store did not use (`used` lists the keys it reads).
+    pub fn unused(&self, store: &str, used: &[&str]) -> Vec<String> {
+        self.values
+            .keys()
+            .filter(|k| !used.contains(&k.as_str()))
+            .map(|k| format!("warning: configuration key '{k}' is not used by the {store} store; ignored"))
+            .collect()
+    }
+}
+
+/// Whether a key holds a secret whose value must never be shown.
+pub fn is_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    ["secret", "password", "token", "credential", "session"].iter().any(|s| k.contains(s))
+}
+
+/// A `-D` definition fit for an error message: the value is hidden when the key holds a secret.
+fn redact_definition(d: &str) -> String {
+    match d.split_once('=') {
+        Some((k, _)) if is_secret_key(k) => format!("{k}=***"),
+        _ => d.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_win_over_files_over_env() {
+        let mut c = StoreConfig::default();
+        c.set("a", "env", Origin::Env);
+        c.set("a", "xml", Origin::XmlFile);
+        assert_eq!(c.get("a"), Some("xml"));
+        c.add_definitions(&["a=flag".into()]).unwrap();
+        assert_eq!(c.get("a"), Some("flag"));
+        c.set("a", "xml2", Origin::XmlFile);
+        assert_eq!(c.get("a"), Some("flag"));
+    }
+
+    #[test]
+    fn bad_definitions() {
+        let mut c = StoreConfig::default();
+        assert!(c.add_definitions(&["novalue".into()]).unwrap_err().contains("'novalue'"));
+        assert!(c.add_definitions(&["=x".into()]).unwrap_err().contains("key is empty"));
+        let e = c.add_definitions(&["fs.s3a.secret.key".into()]).unwrap_err();
+        assert!(e.contains("fs.s3a.secret.key"));
+        assert!(is_secret_key("fs.s3a.secret.key"));
+        assert!(!is_secret_key("fs.s3a.endpoint"));
+    }
+
+    #[test]
+    fn reads_hadoop_xml() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("core-site.xml");
+        std::fs::write(
+            &p,
+            "<?xml version=\"1.0\"?>\n<configuration>\n<property><name>fs.s3a.multipart.size</name><value> 32M </value></property>\n<property><name>fs.s3a.fast.upload.active.blocks</name><value>2</value></property>\n</configuration>\n",
+        )
+        .unwrap();
+        let mut c = StoreConfig::default();
+        c.add_xml_file(&p).unwrap();
+        assert_eq!(c.get("fs.s3a.multipart.size"), Some("32M"));
+        assert_eq!(c.get("fs.s3a.fast.upload.active.blocks"), Some("2"));
+        std::fs::write(&p, "<configuration><property><value>1</value></property></configuration>").unwrap();
+        assert!(c.add_xml_file(&p).unwrap_err().contains("without a <name>"));
+        std::fs::write(&p, "<conf>").unwrap();
+        assert!(c.add_xml_file(&p).unwrap_err().contains("not valid XML"));
+        let warnings = c.unused("file://", &["fs.s3a.multipart.size"]);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("fs.s3a.fast.upload.active.blocks"));
+    }
+}

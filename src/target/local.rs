@@ -1,0 +1,451 @@
+//! The native local engine: `file://` URLs and plain paths.
+//!
+//! Writes are positioned `pwrite(2)` calls and reads `pread(2)` (or `read(2)` for one streaming read)
+//! straight from the caller's buffer: no user-space buffering, no allocation per call. `--direct` opens
+//! with O_DIRECT and fails clearly where the filesystem refuses it; it never falls back silently.
+//! `flush` starts writeback of the data written since the last flush (sync_file_range WRITE); `hflush`
+//! is fdatasync.
+
+use super::*;
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The local filesystem. Paths are used as given: absolute, or relative to the working directory.
+#[derive(Default)]
+pub struct LocalStore {
+    creates: AtomicU64,
+    opens: AtomicU64,
+    renames: AtomicU64,
+    deletes: AtomicU64,
+}
+
+impl LocalStore {
+    /// A target for a local path.
+    pub fn target(path: &str) -> Target {
+        Target { store: Arc::new(LocalStore::default()), path: path.to_string(), warnings: Vec::new() }
+    }
+}
+
+fn cpath(path: &str) -> Result<CString, StoreError> {
+    CString::new(Path::new(path).as_os_str().as_bytes()).map_err(|_| StoreError::Failed {
+        op: "open",
+        path: path.into(),
+        detail: "path contains a NUL byte".into(),
+    })
+}
+
+/// Folds an OS error into a store error naming the operation and path.
+pub fn map_io(op: &'static str, path: &str, offset: u64, e: io::Error) -> StoreError {
+    match e.raw_os_error() {
+        Some(libc::ENOENT) => StoreError::NotFound { path: path.into() },
+        Some(libc::EEXIST) => StoreError::AlreadyExists { path: path.into() },
+        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => {
+            StoreError::PermissionDenied { op, path: path.into(), detail: e.to_string() }
+        }
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => StoreError::NoSpace { op, path: path.into(), offset },
+        _ => StoreError::Failed { op, path: format!("{path} (offset {offset})"), detail: e.to_string() },
+    }
+}
+
+fn direct_refused(path: &str, e: &io::Error) -> StoreError {
+    StoreError::Unsupported(format!(
+        "the filesystem holding {path} refuses O_DIRECT ({e}); use a filesystem that supports it (ext4, xfs, btrfs) or drop --direct"
+    ))
+}
+
+fn check_aligned(path: &str, buf: &[u8], offset: u64) -> Result<(), StoreError> {
+    let a = aligned::ALIGN;
+    if buf.as_ptr() as usize % a != 0 || buf.len() % a != 0 || offset % a as u64 != 0 {
+        return Err(StoreError::Unsupported(format!(
+            "O_DIRECT I/O on {path} needs buffers, lengths and offsets aligned to {a} bytes (got length {} at offset {offset})",
+            buf.len()
+        )));
+    }
+    Ok(())
+}
+
+struct Fd(libc::c_int);
+
+impl Drop for Fd {
+    fn drop(&mut self) {
+        if self.0 >= 0 {
+            // SAFETY: we own the descriptor.
+            unsafe { libc::close(self.0) };
+        }
+    }
+}
+
+impl Fd {
+    /// Closes the descriptor, reporting errors (NFS and some filesystems report write errors here).
+    fn close(mut self) -> io::Result<()> {
+        let fd = std::mem::replace(&mut self.0, -1);
+        // SAFETY: we own the descriptor and close it once.
+        if unsafe { libc::close(fd) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
+fn open_fd(path: &str, flags: libc::c_int) -> io::Result<Fd> {
+    let c = cpath(path).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: c is a valid NUL-terminated path.
+    let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o644 as libc::c_uint) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Fd(fd))
+}
+
+struct LocalWrite {
+    fd: Option<Fd>,
+    path: String,
+    offset: u64,
+    flushed_to: u64,
+    direct: bool,
+    fsync_on_close: bool,
+    pwrite_calls: u64,
+    short_writes: u64,
+    sync_file_range_calls: u64,
+    fdatasync_calls: u64,
+}
+
+impl LocalWrite {
+    fn fd(&self) -> libc::c_int {
+        self.fd.as_ref().map_or(-1, |f| f.0)
+    }
+}
+
+impl WriteStream for LocalWrite {
+    fn write(&mut self, buf: &[u8]) -> Result<(), StoreError> {
+        if self.direct {
+            check_aligned(&self.path, buf, self.offset)?;
+        }
+        let mut done = 0usize;
+        while done < buf.len() {
+            let rest = &buf[done..];
+            // SAFETY: rest is a valid readable slice; fd is open.
+            let n = unsafe {
+                libc::pwrite(self.fd(), rest.as_ptr().cast(), rest.len(), (self.offset + done as u64) as libc::off_t)
+            };
+            self.pwrite_calls += 1;
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(map_io("write", &self.path, self.offset + done as u64, e));
+            }
+            if n == 0 {
+                return Err(StoreError::NoSpace {
+                    op: "write",
+                    path: self.path.clone(),
+                    offset: self.offset + done as u64,
+                });
+            }
+            if (n as usize) < rest.len() {
+                self.short_writes += 1;
+            }
+            done += n as usize;
+        }
+        self.offset += buf.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        let len = self.offset - self.flushed_to;
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: plain syscall on an open descriptor.
+        let r = unsafe {
+            libc::sync_file_range(
+                self.fd(),
+                self.flushed_to as libc::off64_t,
+                len as libc::off64_t,
+                libc::SYNC_FILE_RANGE_WRITE,
+            )
+        };
+        self.sync_file_range_calls += 1;
+        if r != 0 {
+            return Err(map_io("flush", &self.path, self.flushed_to, io::Error::last_os_error()));
+        }
+        self.flushed_to = self.offset;
+        Ok(())
+    }
+
+    fn hflush(&mut self) -> Result<(), StoreError> {
+        // SAFETY: plain syscall on an open descriptor.
+        let r = unsafe { libc::fdatasync(self.fd()) };
+        self.fdatasync_calls += 1;
+        if r != 0 {
+            return Err(map_io("fdatasync", &self.path, self.offset, io::Error::last_os_error()));
+        }
+        self.flushed_to = self.offset;
+        Ok(())
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Counters, StoreError> {
+        let mut fsync_calls = 0;
+        if self.fsync_on_close {
+            // SAFETY: plain syscall on an open descriptor.
+            let r = unsafe { libc::fsync(self.fd()) };
+            fsync_calls += 1;
+            if r != 0 {
+                return Err(map_io("fsync", &self.path, self.offset, io::Error::last_os_error()));
+            }
+        }
+        if let Some(fd) = self.fd.take() {
+            fd.close().map_err(|e| map_io("close", &self.path, self.offset, e))?;
+        }
+        Ok(vec![
+            ("bytes_written".into(), self.offset),
+            ("pwrite_calls".into(), self.pwrite_calls),
+            ("short_writes".into(), self.short_writes),
+            ("sync_file_range_calls".into(), self.sync_file_range_calls),
+            ("fdatasync_calls".into(), self.fdatasync_calls),
+            ("fsync_calls".into(), fsync_calls),
+        ])
+    }
+
+    fn abort(mut self: Box<Self>) -> Result<(), StoreError> {
+        drop(self.fd.take());
+        std::fs::remove_file(&self.path).map_err(|e| map_io("delete", &self.path, 0, e))
+    }
+}
+
+struct LocalRead {
+    fd: Fd,
+    path: String,
+    len: u64,
+    pos: u64,
+    direct: bool,
+    pread_calls: u64,
+    read_calls: u64,
+    bytes: u64,
+}
+
+impl LocalRead {
+    fn fill(&mut self, offset: Option<u64>, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        let start_at = offset.unwrap_or(self.pos);
+        if self.direct {
+            check_aligned(&self.path, buf, start_at)?;
+        }
+        let mut done = 0usize;
+        let mut first_byte = None;
+        while done < buf.len() {
+            let rest = &mut buf[done..];
+            // SAFETY: rest is a valid writable slice; fd is open.
+            let n = unsafe {
+                match offset {
+                    Some(o) => {
+                        self.pread_calls += 1;
+                        libc::pread(self.fd.0, rest.as_mut_ptr().cast(), rest.len(), (o + done as u64) as libc::off_t)
+                    }
+                    None => {
+                        self.read_calls += 1;
+                        libc::read(self.fd.0, rest.as_mut_ptr().cast(), rest.len())
+                    }
+                }
+            };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(map_io("read", &self.path, start_at + done as u64, e));
+            }
+            if n == 0 {
+                break;
+            }
+            first_byte.get_or_insert_with(Instant::now);
+            done += n as usize;
+            if self.direct && done % aligned::ALIGN != 0 {
+                break; // a short O_DIRECT read means end of file
+            }
+        }
+        if offset.is_none() {
+            self.pos += done as u64;
+        }
+        self.bytes += done as u64;
+        Ok(ReadInfo { bytes: done, first_byte: first_byte.unwrap_or_else(Instant::now) })
+    }
+}
+
+impl ReadStream for LocalRead {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        self.fill(Some(offset), buf)
+    }
+    fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        self.fill(None, buf)
+    }
+    fn close(self: Box<Self>) -> Result<Counters, StoreError> {
+        let this = *self;
+        let counters = vec![
+            ("bytes_read".into(), this.bytes),
+            ("pread_calls".into(), this.pread_calls),
+            ("read_calls".into(), this.read_calls),
+        ];
+        let path = this.path.clone();
+        this.fd.close().map_err(|e| map_io("close", &path, 0, e))?;
+        Ok(counters)
+    }
+}
+
+impl Store for LocalStore {
+    fn url(&self) -> String {
+        "file://".into()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { direct_io: true, hflush: true, atomic_rename: true, directories: true }
+    }
+
+    fn engine(&self, direct: bool) -> String {
+        if direct {
+            "pread/pwrite, O_DIRECT (page cache bypassed)".into()
+        } else {
+            "pread/pwrite, page cache".into()
+        }
+    }
+
+    fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError> {
+        self.creates.fetch_add(1, Ordering::Relaxed);
+        let mut flags = libc::O_WRONLY | libc::O_CREAT;
+        flags |= if opts.overwrite { libc::O_TRUNC } else { libc::O_EXCL };
+        if opts.direct {
+            flags |= libc::O_DIRECT;
+        }
+        let fd = match open_fd(path, flags) {
+            Ok(fd) => fd,
+            Err(e) if opts.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+                // Linux creates the file before it checks O_DIRECT. With O_EXCL the file that now
+                // exists was created by this call, so it is ours to remove; with --overwrite it was there.
+                if !opts.overwrite {
+                    let _ = std::fs::remove_file(path);
+                }
+                return Err(direct_refused(path, &e));
+            }
+            Err(e) => return Err(map_io("create", path, 0, e)),
+        };
+        Ok(Box::new(LocalWrite {
+            fd: Some(fd),
+            path: path.to_string(),
+            offset: 0,
+            flushed_to: 0,
+            direct: opts.direct,
+            fsync_on_close: opts.fsync_on_close,
+            pwrite_calls: 0,
+            short_writes: 0,
+            sync_file_range_calls: 0,
+            fdatasync_calls: 0,
+        }))
+    }
+
+    fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
+        self.opens.fetch_add(1, Ordering::Relaxed);
+        let mut flags = libc::O_RDONLY;
+        if opts.direct {
+            flags |= libc::O_DIRECT;
+        }
+        let fd = open_fd(path, flags).map_err(|e| {
+            if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                direct_refused(path, &e)
+            } else {
+                map_io("open", path, 0, e)
+            }
+        })?;
+        // SAFETY: a zeroed stat is a valid out-parameter.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fd is open and st is writable.
+        if unsafe { libc::fstat(fd.0, &mut st) } != 0 {
+            return Err(map_io("stat", path, 0, io::Error::last_os_error()));
+        }
+        if (st.st_mode & libc::S_IFMT) == libc::S_IFDIR {
+            return Err(StoreError::Failed { op: "open", path: path.into(), detail: "is a directory".into() });
+        }
+        if opts.sequential {
+            // SAFETY: advisory syscall on an open descriptor; failure is harmless.
+            unsafe { libc::posix_fadvise(fd.0, 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
+        }
+        Ok(Box::new(LocalRead {
+            fd,
+            path: path.to_string(),
+            len: st.st_size as u64,
+            pos: 0,
+            direct: opts.direct,
+            pread_calls: 0,
+            read_calls: 0,
+            bytes: 0,
+        }))
+    }
+
+    fn stat(&self, path: &str) -> Result<Option<Meta>, StoreError> {
+        match std::fs::metadata(path) {
+            Ok(m) => Ok(Some(Meta { size: if m.is_dir() { 0 } else { m.len() }, is_dir: m.is_dir() })),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(map_io("stat", path, 0, e)),
+        }
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>, StoreError> {
+        let rd = std::fs::read_dir(dir).map_err(|e| map_io("list", dir, 0, e))?;
+        let mut names = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| map_io("list", dir, 0, e))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), StoreError> {
+        self.renames.fetch_add(1, Ordering::Relaxed);
+        let (cf, ct) = (cpath(from)?, cpath(to)?);
+        // RENAME_NOREPLACE: never clobber a file storebench did not create.
+        // SAFETY: valid NUL-terminated paths.
+        let r = unsafe {
+            libc::renameat2(libc::AT_FDCWD, cf.as_ptr(), libc::AT_FDCWD, ct.as_ptr(), libc::RENAME_NOREPLACE)
+        };
+        if r != 0 {
+            let e = io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::EEXIST) => StoreError::Failed {
+                    op: "rename",
+                    path: format!("{from} -> {to}"),
+                    detail: format!("{to} already exists and storebench will not replace it"),
+                },
+                _ => map_io("rename", from, 0, e),
+            });
+        }
+        Ok(())
+    }
+
+    fn delete(&self, path: &str) -> Result<(), StoreError> {
+        self.deletes.fetch_add(1, Ordering::Relaxed);
+        std::fs::remove_file(path).map_err(|e| map_io("delete", path, 0, e))
+    }
+
+    fn create_dir(&self, path: &str) -> Result<(), StoreError> {
+        std::fs::create_dir(path).map_err(|e| map_io("create directory", path, 0, e))
+    }
+
+    fn remove_dir(&self, path: &str) -> Result<(), StoreError> {
+        std::fs::remove_dir(path).map_err(|e| map_io("remove directory", path, 0, e))
+    }
+
+    fn counters(&self) -> Counters {
+        vec![
+            ("create_calls".into(), self.creates.load(Ordering::Relaxed)),
+            ("open_calls".into(), self.opens.load(Ordering::Relaxed)),
+            ("rename_calls".into(), self.renames.load(Ordering::Relaxed)),
+            ("delete_calls".into(), self.deletes.load(Ordering::Relaxed)),
+        ]
+    }
+}

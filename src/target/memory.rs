@@ -1,0 +1,179 @@
+//! `memory://`: files held in this process's memory. It measures storebench itself (the cost of the
+//! pipeline with a store that only copies bytes); it is not a stand-in for a real store in tests.
+
+use super::*;
+use std::collections::BTreeMap;
+use std::sync::{OnceLock, RwLock};
+
+type Files = RwLock<BTreeMap<String, Arc<Vec<u8>>>>;
+
+/// One process-wide map of paths to contents, shared by every `memory://` target.
+fn files() -> &'static Files {
+    static FILES: OnceLock<Files> = OnceLock::new();
+    FILES.get_or_init(|| RwLock::new(BTreeMap::new()))
+}
+
+fn read_files() -> std::sync::RwLockReadGuard<'static, BTreeMap<String, Arc<Vec<u8>>>> {
+    files().read().unwrap_or_else(|p| p.into_inner())
+}
+
+fn write_files() -> std::sync::RwLockWriteGuard<'static, BTreeMap<String, Arc<Vec<u8>>>> {
+    files().write().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The in-memory store.
+pub struct MemoryStore;
+
+impl MemoryStore {
+    /// A target for `memory://PATH`.
+    pub fn target(path: &str) -> Target {
+        Target { store: Arc::new(MemoryStore), path: path.to_string(), warnings: Vec::new() }
+    }
+}
+
+fn dir_prefix(dir: &str) -> String {
+    let d = dir.trim_end_matches('/');
+    if d.is_empty() {
+        String::new()
+    } else {
+        format!("{d}/")
+    }
+}
+
+struct MemWrite {
+    path: String,
+    data: Vec<u8>,
+    overwrite: bool,
+}
+
+impl WriteStream for MemWrite {
+    fn write(&mut self, buf: &[u8]) -> Result<(), StoreError> {
+        self.data.extend_from_slice(buf);
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn hflush(&mut self) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported("memory:// has no durability to hflush to".into()))
+    }
+    fn close(self: Box<Self>) -> Result<Counters, StoreError> {
+        let this = *self;
+        let len = this.data.len() as u64;
+        let mut map = write_files();
+        if !this.overwrite && map.contains_key(&this.path) {
+            return Err(StoreError::AlreadyExists { path: this.path });
+        }
+        map.insert(this.path, Arc::new(this.data));
+        Ok(vec![("bytes_written".into(), len)])
+    }
+    fn abort(self: Box<Self>) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+struct MemRead {
+    data: Arc<Vec<u8>>,
+    pos: u64,
+}
+
+impl MemRead {
+    fn copy(&self, offset: u64, buf: &mut [u8]) -> ReadInfo {
+        let start = (offset as usize).min(self.data.len());
+        let n = buf.len().min(self.data.len() - start);
+        buf[..n].copy_from_slice(&self.data[start..start + n]);
+        ReadInfo { bytes: n, first_byte: Instant::now() }
+    }
+}
+
+impl ReadStream for MemRead {
+    fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        Ok(self.copy(offset, buf))
+    }
+    fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        let info = self.copy(self.pos, buf);
+        self.pos += info.bytes as u64;
+        Ok(info)
+    }
+    fn close(self: Box<Self>) -> Result<Counters, StoreError> {
+        Ok(Vec::new())
+    }
+}
+
+impl Store for MemoryStore {
+    fn url(&self) -> String {
+        "memory://".into()
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { direct_io: false, hflush: false, atomic_rename: true, directories: false }
+    }
+    fn engine(&self, _direct: bool) -> String {
+        "memcpy into process memory".into()
+    }
+    fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError> {
+        if opts.direct {
+            return Err(StoreError::Unsupported("memory:// has no page cache to bypass: drop --direct".into()));
+        }
+        if !opts.overwrite && read_files().contains_key(path) {
+            return Err(StoreError::AlreadyExists { path: path.into() });
+        }
+        let cap = opts.size_hint.unwrap_or(0).min(isize::MAX as u64) as usize;
+        Ok(Box::new(MemWrite { path: path.into(), data: Vec::with_capacity(cap), overwrite: opts.overwrite }))
+    }
+    fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
+        if opts.direct {
+            return Err(StoreError::Unsupported("memory:// has no page cache to bypass: drop --direct".into()));
+        }
+        let data = read_files().get(path).cloned().ok_or_else(|| StoreError::NotFound { path: path.into() })?;
+        Ok(Box::new(MemRead { data, pos: 0 }))
+    }
+    fn stat(&self, path: &str) -> Result<Option<Meta>, StoreError> {
+        let map = read_files();
+        if let Some(d) = map.get(path) {
+            return Ok(Some(Meta { size: d.len() as u64, is_dir: false }));
+        }
+        let prefix = dir_prefix(path);
+        let is_dir =
+            prefix.is_empty() || map.range(prefix.clone()..).next().is_some_and(|(k, _)| k.starts_with(&prefix));
+        Ok(is_dir.then_some(Meta { size: 0, is_dir: true }))
+    }
+    fn list(&self, dir: &str) -> Result<Vec<String>, StoreError> {
+        let prefix = dir_prefix(dir);
+        let map = read_files();
+        let mut names: Vec<String> = map
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, _)| {
+                let rest = &k[prefix.len()..];
+                rest.split('/').next().unwrap_or(rest).to_string()
+            })
+            .collect();
+        names.dedup();
+        Ok(names)
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<(), StoreError> {
+        let mut map = write_files();
+        if map.contains_key(to) {
+            return Err(StoreError::Failed {
+                op: "rename",
+                path: format!("{from} -> {to}"),
+                detail: format!("{to} already exists and storebench will not replace it"),
+            });
+        }
+        let d = map.remove(from).ok_or_else(|| StoreError::NotFound { path: from.into() })?;
+        map.insert(to.into(), d);
+        Ok(())
+    }
+    fn delete(&self, path: &str) -> Result<(), StoreError> {
+        write_files().remove(path).map(|_| ()).ok_or_else(|| StoreError::NotFound { path: path.into() })
+    }
+    fn create_dir(&self, _path: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn remove_dir(&self, _path: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+}

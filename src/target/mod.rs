@@ -1,0 +1,304 @@
+//! Stores: where data goes. The [`Store`] trait is the only thing a workload sees; a store never knows
+//! which workload calls it. Stores are built from URLs by [`open_target`]; each scheme is one arm there.
+
+pub mod aligned;
+pub mod config;
+pub mod local;
+pub mod memory;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub use config::StoreConfig;
+
+/// What a store can do, checked once when the plan is validated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Capabilities {
+    /// Can bypass the page cache (O_DIRECT).
+    pub direct_io: bool,
+    /// Can make written data durable before close (hflush/hsync; fdatasync for files).
+    pub hflush: bool,
+    /// Rename is a single atomic operation (not copy + delete).
+    pub atomic_rename: bool,
+    /// Has real directories that must be created and removed.
+    pub directories: bool,
+}
+
+/// How a file is written.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WriteOptions {
+    /// Bypass the page cache (O_DIRECT); buffers, offsets and lengths must then be aligned.
+    pub direct: bool,
+    /// Make the data durable (fsync) inside close(), so close() is timed with it.
+    pub fsync_on_close: bool,
+    /// Replace an existing file instead of refusing.
+    pub overwrite: bool,
+    /// The expected final size, when known, so stores can reserve room.
+    pub size_hint: Option<u64>,
+}
+
+/// How a file is read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions {
+    /// Bypass the page cache (O_DIRECT).
+    pub direct: bool,
+    /// The reads will be sequential (a hint: fadvise for files).
+    pub sequential: bool,
+}
+
+/// What a store knows of a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// Size in bytes (0 for directories).
+    pub size: u64,
+    /// The path is a directory (or, on object stores, a prefix).
+    pub is_dir: bool,
+}
+
+/// Counters a stream or store kept: name and value.
+pub type Counters = Vec<(String, u64)>;
+
+/// The result of one read call.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadInfo {
+    /// Bytes placed in the buffer (less than asked only at the end of the file).
+    pub bytes: usize,
+    /// When the first byte was available.
+    pub first_byte: Instant,
+}
+
+/// A store error. Backend-specific errors are folded into these kinds.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The path does not exist.
+    #[error("{path} does not exist")]
+    NotFound {
+        /// The missing path.
+        path: String,
+    },
+    /// The path exists and the operation would replace it.
+    #[error("{path} already exists; pass --overwrite to replace it, or choose another path")]
+    AlreadyExists {
+        /// The existing path.
+        path: String,
+    },
+    /// The store refused the operation for lack of permission.
+    #[error("permission denied: cannot {op} {path}: {detail}")]
+    PermissionDenied {
+        /// What was attempted.
+        op: &'static str,
+        /// On what.
+        path: String,
+        /// The store's own words.
+        detail: String,
+    },
+    /// The store ran out of space.
+    #[error("no space left on the device holding {path} ({op} at offset {offset})")]
+    NoSpace {
+        /// What was attempted.
+        op: &'static str,
+        /// The file being written.
+        path: String,
+        /// Where the write failed.
+        offset: u64,
+    },
+    /// The store cannot do what was asked.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Any other failure, with the operation and path it happened on.
+    #[error("{op} {path} failed: {detail}")]
+    Failed {
+        /// What was attempted.
+        op: &'static str,
+        /// On what.
+        path: String,
+        /// The underlying error.
+        detail: String,
+    },
+}
+
+/// An open output stream. Data is appended; `close` completes the file.
+pub trait WriteStream: Send {
+    /// Appends `buf`. On stores that upload asynchronously this may return before the data is stored.
+    fn write(&mut self, buf: &[u8]) -> Result<(), StoreError>;
+    /// Hands the data written so far to the store or OS without waiting for durability.
+    fn flush(&mut self) -> Result<(), StoreError>;
+    /// Makes the data written so far durable and visible (HDFS hflush; fdatasync for files).
+    fn hflush(&mut self) -> Result<(), StoreError>;
+    /// Completes the file; returns the stream's counters.
+    fn close(self: Box<Self>) -> Result<Counters, StoreError>;
+    /// Abandons the file: removes what was written (or aborts the upload).
+    fn abort(self: Box<Self>) -> Result<(), StoreError>;
+}
+
+/// An open input stream.
+pub trait ReadStream: Send {
+    /// The file's length in bytes.
+    fn len(&self) -> u64;
+    /// True when the file is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Reads into `buf` from `offset` until the buffer is full or the file ends.
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError>;
+    /// Reads the next bytes of one streaming read that began at offset 0.
+    fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError>;
+    /// Closes the stream; returns its counters.
+    fn close(self: Box<Self>) -> Result<Counters, StoreError>;
+}
+
+/// A place to store files or objects. Paths are `/`-separated and relative to the store's root.
+pub trait Store: Send + Sync {
+    /// The store's URL, with any credentials removed, for reports.
+    fn url(&self) -> String;
+    /// What the store can do.
+    fn capabilities(&self) -> Capabilities;
+    /// A one-line description of the I/O engine, for reports (e.g. "pread/pwrite, page cache").
+    fn engine(&self, direct: bool) -> String;
+    /// Creates a file for writing.
+    fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError>;
+    /// Opens a file for reading.
+    fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError>;
+    /// Size and kind of a path, or None when it does not exist.
+    fn stat(&self, path: &str) -> Result<Option<Meta>, StoreError>;
+    /// Whether a path exists.
+    fn exists(&self, path: &str) -> Result<bool, StoreError> {
+        Ok(self.stat(path)?.is_some())
+    }
+    /// The names of the entries directly under a directory or prefix.
+    fn list(&self, dir: &str) -> Result<Vec<String>, StoreError>;
+    /// Renames a file.
+    fn rename(&self, from: &str, to: &str) -> Result<(), StoreError>;
+    /// Deletes a file.
+    fn delete(&self, path: &str) -> Result<(), StoreError>;
+    /// Creates a directory (no-op on stores without directories). Fails if it exists.
+    fn create_dir(&self, path: &str) -> Result<(), StoreError>;
+    /// Removes an empty directory that storebench created (no-op on stores without directories).
+    fn remove_dir(&self, path: &str) -> Result<(), StoreError>;
+    /// Store-wide counters, for `--verbose`.
+    fn counters(&self) -> Counters {
+        Vec::new()
+    }
+}
+
+/// A store and a path in it, as named by the user's URL.
+#[derive(Clone)]
+pub struct Target {
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// The path the URL names, relative to the store's root ("" for the root itself).
+    pub path: String,
+    /// Warnings about the configuration (keys this store does not use), for the user.
+    pub warnings: Vec<String>,
+}
+
+impl fmt::Debug for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Target({}, {:?})", self.store.url(), self.path)
+    }
+}
+
+impl Target {
+    /// The same target with configuration warnings attached.
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+}
+
+/// URL schemes and whether this build has them.
+pub const SCHEMES: &[(&str, bool)] = &[
+    ("file", true),
+    ("memory", true),
+    ("s3", false),
+    ("gs", false),
+    ("az", false),
+    ("http", false),
+    ("https", false),
+    ("hdfs", false),
+];
+
+fn valid_schemes() -> String {
+    SCHEMES.iter().filter(|(_, built)| *built).map(|(s, _)| format!("{s}://")).collect::<Vec<_>>().join(", ")
+        + " or a plain path"
+}
+
+/// Builds the store a URL names. A URL without a scheme is a local path.
+pub fn open_target(url: &str, config: &StoreConfig) -> Result<Target, String> {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((s, r)) if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '+') => {
+            (s.to_ascii_lowercase(), r)
+        }
+        _ => ("file".to_string(), url),
+    };
+    match scheme.as_str() {
+        "file" => {
+            let path = if url.contains("://") {
+                // file:///abs/path -> /abs/path ; file://host/path is not supported.
+                if !rest.starts_with('/') {
+                    return Err(format!(
+                        "invalid file URL '{url}': use file:///absolute/path (three slashes) or a plain path"
+                    ));
+                }
+                rest.to_string()
+            } else {
+                rest.to_string()
+            };
+            if path.is_empty() {
+                return Err("empty path: give a file or directory, or omit the URL to use a temporary directory".into());
+            }
+            Ok(local::LocalStore::target(&path).with_warnings(config.unused("file://", &[])))
+        }
+        "memory" => Ok(memory::MemoryStore::target(rest).with_warnings(config.unused("memory://", &[]))),
+        other => match SCHEMES.iter().find(|(s, _)| *s == other) {
+            Some(_) => Err(format!(
+                "URL scheme '{other}://' in '{}' is not built into this storebench yet: valid are {}",
+                redact_url(url),
+                valid_schemes()
+            )),
+            None => {
+                Err(format!("unknown URL scheme '{other}://' in '{}': valid are {}", redact_url(url), valid_schemes()))
+            }
+        },
+    }
+}
+
+/// Removes any `user:password@` part of a URL, so credentials never reach output.
+pub fn redact_url(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://") {
+        let authority_end = rest.find('/').unwrap_or(rest.len());
+        let authority = &rest[..authority_end];
+        if let Some(at) = authority.rfind('@') {
+            return format!("{scheme}://***@{}", &rest[at + 1..]);
+        }
+    }
+    url.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemes() {
+        let cfg = StoreConfig::default();
+        assert!(open_target("/tmp/x", &cfg).is_ok());
+        assert!(open_target("file:///tmp/x", &cfg).is_ok());
+        assert!(open_target("memory://bucket/x", &cfg).is_ok());
+        let e = open_target("file://host/x", &cfg).unwrap_err();
+        assert!(e.contains("three slashes"), "{e}");
+        let e = open_target("s3://bucket/x", &cfg).unwrap_err();
+        assert!(e.contains("'s3://'") && e.contains("file://"), "{e}");
+        let e = open_target("foo://x", &cfg).unwrap_err();
+        assert!(e.contains("unknown URL scheme 'foo://'"), "{e}");
+    }
+
+    #[test]
+    fn redacts_userinfo() {
+        assert_eq!(redact_url("s3://AKIA:secret@host/b"), "s3://***@host/b");
+        assert_eq!(redact_url("s3://bucket/a@b"), "s3://bucket/a@b");
+        assert_eq!(redact_url("/plain/path"), "/plain/path");
+    }
+}

@@ -1,0 +1,523 @@
+//! `bandwidth`: upload one file in blocks, optionally rename it, download it with a read policy, delete
+//! it. Each block, the create/open and the close() are timed on their own (cloudstore's bandwidth).
+
+use super::data::DataPattern;
+use super::Failure;
+use crate::run::cpu::CpuTimes;
+use crate::run::RunContext;
+use crate::stats::aggregate;
+use crate::stats::report::{BandwidthParams, CounterGroup, Outcome, Params, RunReport, Status, SCHEMA_VERSION};
+use crate::stats::sample::{Event, OpKind, Recorder};
+use crate::target::aligned::AlignedBuf;
+use crate::target::{ReadOptions, StoreError, Target, WriteOptions};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// How the file is read back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReadPolicy {
+    /// One streaming read from start to end, consumed a block at a time.
+    WholeFile,
+    /// Block-sized positioned reads in file order.
+    Sequential,
+    /// Block-sized positioned reads in a seeded random order.
+    Random,
+}
+
+impl ReadPolicy {
+    /// The policy's name as users type it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadPolicy::WholeFile => "whole-file",
+            ReadPolicy::Sequential => "sequential",
+            ReadPolicy::Random => "random",
+        }
+    }
+}
+
+/// A validated bandwidth plan.
+#[derive(Clone, Debug)]
+pub struct BandwidthPlan {
+    /// Bytes to upload and download.
+    pub size: u64,
+    /// Bytes per block.
+    pub block: u64,
+    /// Read policy.
+    pub policy: ReadPolicy,
+    /// Hand each block to the OS after writing it.
+    pub flush: bool,
+    /// Make each block durable after writing it.
+    pub hflush: bool,
+    /// Keep the file (and the run directory) at the end.
+    pub keep: bool,
+    /// Rename the file to `<name>.renamed` between upload and download.
+    pub rename: bool,
+    /// Check every byte read.
+    pub verify: bool,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// fsync inside close().
+    pub fsync_on_close: bool,
+    /// Replace an existing file.
+    pub overwrite: bool,
+    /// Seed of the data pattern and of the random read order.
+    pub seed: u64,
+}
+
+impl BandwidthPlan {
+    /// Number of blocks: ceil(size / block).
+    pub fn blocks(&self) -> u64 {
+        self.size.div_ceil(self.block)
+    }
+}
+
+/// Where the run writes: the file, and the run directory if storebench created one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// The data file's path in the store.
+    pub file: String,
+    /// A directory created for this run, removed at the end unless `--keep`.
+    pub run_dir: Option<String>,
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+fn parent(path: &str) -> Option<&str> {
+    let trimmed = path.trim_end_matches('/');
+    match trimmed.rfind('/') {
+        Some(0) => Some("/"),
+        Some(i) => Some(&trimmed[..i]),
+        None => None,
+    }
+}
+
+/// A name no other run uses: storebench-<pid>-<nanoseconds since the Unix epoch>.
+pub fn unique_name() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    format!("storebench-{}-{nanos}", std::process::id())
+}
+
+/// Decides the file to write: inside a fresh run directory when the URL names a directory (or the store's
+/// root), else the URL's path itself, which must not exist unless `--overwrite`. Creates the run directory.
+pub fn prepare_layout(plan: &BandwidthPlan, target: &Target) -> Result<Layout, String> {
+    let store = &target.store;
+    let path = target.path.as_str();
+    let meta = store.stat(path).map_err(|e| e.to_string())?;
+    let is_dir = path.is_empty() || path.ends_with('/') || meta.is_some_and(|m| m.is_dir);
+    if is_dir {
+        if store.capabilities().directories && meta.is_none() {
+            return Err(format!("directory {path} does not exist; create it first or give an existing one"));
+        }
+        let dir = join(path, &unique_name());
+        store.create_dir(&dir).map_err(|e| format!("cannot create the run directory: {e}"))?;
+        return Ok(Layout { file: join(&dir, "bandwidth.dat"), run_dir: Some(dir) });
+    }
+    if meta.is_some() && !plan.overwrite {
+        return Err(StoreError::AlreadyExists { path: path.to_string() }.to_string());
+    }
+    if store.capabilities().directories {
+        if let Some(p) = parent(path) {
+            match store.stat(p).map_err(|e| e.to_string())? {
+                Some(m) if m.is_dir => {}
+                Some(_) => return Err(format!("{p} is not a directory, so {path} cannot be created in it")),
+                None => return Err(format!("parent directory {p} does not exist; create it first")),
+            }
+        }
+    }
+    Ok(Layout { file: path.to_string(), run_dir: None })
+}
+
+/// What a bandwidth run leaves besides its recorded operations.
+#[derive(Debug, Default)]
+pub struct BandwidthRun {
+    /// Process CPU time during the upload phase.
+    pub upload_cpu: CpuTimes,
+    /// Process CPU time during the download phase.
+    pub download_cpu: CpuTimes,
+    /// Counters of the streams and the store.
+    pub counters: Vec<CounterGroup>,
+    /// Why the run stopped early, if it did.
+    pub failure: Option<Failure>,
+    /// Problems met while cleaning up (they do not change the figures).
+    pub cleanup_errors: Vec<String>,
+}
+
+struct Bw<'a> {
+    plan: &'a BandwidthPlan,
+    target: &'a Target,
+    ctx: &'a RunContext,
+    rec: &'a mut Recorder,
+    pattern: DataPattern,
+}
+
+impl Bw<'_> {
+    /// Records one operation; `at` is (start, first byte, end).
+    fn record(&mut self, op: OpKind, bytes: u64, offset: u64, at: [Instant; 3], err: Option<&StoreError>) {
+        let [t0, first, t1] = at;
+        self.rec.record(Event {
+            op,
+            bytes,
+            offset,
+            start_ns: self.ctx.ns(t0),
+            first_byte_ns: self.ctx.ns(first),
+            end_ns: self.ctx.ns(t1),
+            error: err.map(|e| e.to_string()),
+        });
+    }
+
+    fn timed<T>(
+        &mut self,
+        op: OpKind,
+        offset: u64,
+        f: impl FnOnce() -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let t0 = Instant::now();
+        let r = f();
+        let t1 = Instant::now();
+        self.record(op, 0, offset, [t0, t1, t1], r.as_ref().err());
+        r
+    }
+
+    fn upload(&mut self, file: &str, out: &mut BandwidthRun) -> Result<(), Failure> {
+        let plan = self.plan;
+        let store = self.target.store.clone();
+        let opts = WriteOptions {
+            direct: plan.direct,
+            fsync_on_close: plan.fsync_on_close,
+            overwrite: plan.overwrite,
+            size_hint: Some(plan.size),
+        };
+        let mut buf = self.pattern.buffer();
+        let start = Instant::now();
+        let mut stream = self
+            .timed(OpKind::CreateFile, 0, || store.create(file, &opts))
+            .map_err(|e| Failure::Failed(e.to_string()))?;
+        let mut written = 0u64;
+        for i in 0..plan.blocks() {
+            if self.ctx.stopping() {
+                self.give_up(stream, file, out);
+                return Err(Failure::Interrupted);
+            }
+            let len = plan.block.min(plan.size - written) as usize;
+            let data = &mut buf[..len];
+            self.pattern.stamp(data, i);
+            let t0 = Instant::now();
+            let mut r = stream.write(data);
+            if r.is_ok() && plan.flush {
+                r = stream.flush();
+            }
+            if r.is_ok() && plan.hflush {
+                r = stream.hflush();
+            }
+            let t1 = Instant::now();
+            self.record(OpKind::UploadBlock, len as u64, written, [t0, t1, t1], r.as_ref().err());
+            if let Err(e) = r {
+                self.give_up(stream, file, out);
+                return Err(Failure::Failed(format!("upload failed after {written} bytes: {e}")));
+            }
+            written += len as u64;
+            self.ctx.bytes_done.fetch_add(len as u64, Ordering::Relaxed);
+        }
+        let counters = self.timed(OpKind::CloseUpload, written, || stream.close()).map_err(|e| {
+            // close() failed: the file may or may not exist; remove it unless kept (it is ours).
+            if !plan.keep {
+                let _ = store.delete(file);
+            }
+            Failure::Failed(format!("close() of the upload failed: {e}"))
+        })?;
+        out.counters.push(CounterGroup { scope: "upload stream".into(), counters });
+        let end = Instant::now();
+        self.record(OpKind::Upload, written, 0, [start, end, end], None);
+        Ok(())
+    }
+
+    /// Ends a failed or interrupted upload: keeps what was written with --keep, else removes it.
+    fn give_up(&mut self, stream: Box<dyn crate::target::WriteStream>, file: &str, out: &mut BandwidthRun) {
+        let r = if self.plan.keep { stream.close().map(|_| ()) } else { stream.abort() };
+        if let Err(e) = r {
+            out.cleanup_errors.push(format!("cleaning up the partial file {file}: {e}"));
+        }
+    }
+
+    fn download(&mut self, file: &str, order: &[u64], out: &mut BandwidthRun) -> Result<(), Failure> {
+        let plan = self.plan;
+        let store = self.target.store.clone();
+        let opts = ReadOptions { direct: plan.direct, sequential: plan.policy != ReadPolicy::Random };
+        let mut buf = AlignedBuf::new(plan.block as usize);
+        let start = Instant::now();
+        let failed = |e: StoreError| Failure::Failed(e.to_string());
+        let mut stream = self.timed(OpKind::OpenForDownload, 0, || store.open(file, &opts)).map_err(failed)?;
+        let mut verify_time = std::time::Duration::ZERO;
+        if stream.len() != plan.size {
+            return Err(Failure::Failed(format!(
+                "{file} is {} bytes, expected {}: was it changed during the run?",
+                stream.len(),
+                plan.size
+            )));
+        }
+        for &index in order {
+            if self.ctx.stopping() {
+                let _ = stream.close();
+                return Err(Failure::Interrupted);
+            }
+            let offset = index * plan.block;
+            let len = plan.block.min(plan.size - offset) as usize;
+            let data = &mut buf[..len];
+            let t0 = Instant::now();
+            let r = match plan.policy {
+                ReadPolicy::WholeFile => stream.read_next(data),
+                ReadPolicy::Sequential | ReadPolicy::Random => stream.read_at(offset, data),
+            };
+            let t1 = Instant::now();
+            let r = r.and_then(|info| {
+                if info.bytes == len {
+                    Ok(info)
+                } else {
+                    Err(StoreError::Failed {
+                        op: "read",
+                        path: file.to_string(),
+                        detail: format!(
+                            "got {} bytes at offset {offset}, expected {len}: the file ended early",
+                            info.bytes
+                        ),
+                    })
+                }
+            });
+            let first = r.as_ref().map_or(t1, |i| i.first_byte);
+            self.record(OpKind::DownloadBlock, len as u64, offset, [t0, first, t1], r.as_ref().err());
+            if let Err(e) = r {
+                let _ = stream.close();
+                return Err(Failure::Failed(format!("download failed at offset {offset}: {e}")));
+            }
+            if plan.verify {
+                let v0 = Instant::now();
+                let checked = self.pattern.verify(offset, &buf[..len]);
+                verify_time += v0.elapsed();
+                if let Err(at) = checked {
+                    let _ = stream.close();
+                    return Err(Failure::Failed(format!(
+                        "--verify: byte at offset {at} of {file} differs from what was written"
+                    )));
+                }
+            }
+            self.ctx.bytes_done.fetch_add(len as u64, Ordering::Relaxed);
+        }
+        let counters = self.timed(OpKind::CloseDownload, plan.size, || stream.close()).map_err(failed)?;
+        out.counters.push(CounterGroup { scope: "download stream".into(), counters });
+        let end = Instant::now();
+        // The download's duration leaves out the time --verify spent checking bytes.
+        let start = (start + verify_time).min(end);
+        self.record(OpKind::Download, plan.size, 0, [start, end, end], None);
+        Ok(())
+    }
+}
+
+/// The order in which blocks are read: file order, or a seeded shuffle for the random policy.
+pub fn read_order(plan: &BandwidthPlan) -> Vec<u64> {
+    let mut order: Vec<u64> = (0..plan.blocks()).collect();
+    if plan.policy == ReadPolicy::Random {
+        let mut state = plan.seed | 1;
+        for i in (1..order.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let j = (state % (i as u64 + 1)) as usize;
+            order.swap(i, j);
+        }
+    }
+    order
+}
+
+/// Runs the workload on the calling thread. Every operation goes to `rec`; the run stops at the first
+/// failure or at Ctrl-C, and always cleans up what it created unless `--keep`.
+pub fn run(
+    plan: &BandwidthPlan,
+    target: &Target,
+    layout: &Layout,
+    ctx: &RunContext,
+    rec: &mut Recorder,
+) -> BandwidthRun {
+    let mut out = BandwidthRun::default();
+    let order = read_order(plan);
+    let mut bw = Bw { plan, target, ctx, rec, pattern: DataPattern::new(plan.block as usize, plan.seed) };
+    let mut file = layout.file.clone();
+    let mut wrote = false;
+
+    let cpu0 = CpuTimes::process();
+    let up = bw.upload(&file, &mut out);
+    out.upload_cpu = CpuTimes::process().since(cpu0);
+    let mut result = up.map(|_| wrote = true);
+
+    if result.is_ok() && plan.rename {
+        let to = format!("{file}.renamed");
+        let store = target.store.clone();
+        match bw.timed(OpKind::Rename, 0, || store.rename(&file, &to)) {
+            Ok(()) => file = to,
+            Err(e) => result = Err(Failure::Failed(format!("rename failed: {e}"))),
+        }
+    }
+
+    if result.is_ok() {
+        let cpu0 = CpuTimes::process();
+        result = bw.download(&file, &order, &mut out);
+        out.download_cpu = CpuTimes::process().since(cpu0);
+    }
+
+    if wrote && !plan.keep {
+        let store = target.store.clone();
+        if let Err(e) = bw.timed(OpKind::Delete, 0, || store.delete(&file)) {
+            out.cleanup_errors.push(format!("deleting {file}: {e}"));
+        }
+    }
+    if let (Some(dir), false) = (&layout.run_dir, plan.keep) {
+        if let Err(e) = target.store.remove_dir(dir) {
+            out.cleanup_errors.push(format!("removing the run directory {dir}: {e}"));
+        }
+    }
+    out.counters.push(CounterGroup { scope: "store".into(), counters: target.store.counters() });
+    out.failure = result.err();
+    out
+}
+
+/// The host's name, for reports.
+pub fn host_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: buf is writable for its length.
+    if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } != 0 {
+        return "unknown".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// Builds the run's report from what was recorded.
+pub fn report(
+    plan: &BandwidthPlan,
+    target: &Target,
+    layout: &Layout,
+    rec: &Recorder,
+    out: &BandwidthRun,
+    started_at: String,
+) -> RunReport {
+    let phases = [(&aggregate::UPLOAD, out.upload_cpu), (&aggregate::DOWNLOAD, out.download_cpu)]
+        .into_iter()
+        .filter_map(|(ops, cpu)| aggregate::phase_report(rec, ops, cpu))
+        .collect();
+    let (status, error) = match &out.failure {
+        None => (Status::Completed, None),
+        Some(Failure::Failed(m)) => (Status::Failed, Some(m.clone())),
+        Some(Failure::Interrupted) => (Status::Interrupted, Some("interrupted by Ctrl-C".to_string())),
+    };
+    let url = if target.store.url() == "file://" {
+        target.path.clone()
+    } else {
+        format!("{}{}", target.store.url(), target.path)
+    };
+    RunReport {
+        schema_version: SCHEMA_VERSION,
+        tool: "storebench".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        command: "bandwidth".into(),
+        started_at,
+        host: host_name(),
+        target: crate::target::redact_url(&url),
+        engine: target.store.engine(plan.direct),
+        params: Params::Bandwidth(BandwidthParams {
+            size: plan.size,
+            block: plan.block,
+            blocks: plan.blocks(),
+            policy: plan.policy.name().into(),
+            path: layout.file.clone(),
+            flush: plan.flush,
+            hflush: plan.hflush,
+            direct: plan.direct,
+            fsync_on_close: plan.fsync_on_close,
+            rename: plan.rename,
+            keep: plan.keep,
+            verify: plan.verify,
+            seed: plan.seed,
+        }),
+        phases,
+        ops: aggregate::op_stats(rec),
+        events: rec.events().to_vec(),
+        counters: out.counters.clone(),
+        warnings: target.warnings.clone(),
+        outcome: Outcome { status, error },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::memory::MemoryStore;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn plan(size: u64, block: u64, policy: ReadPolicy) -> BandwidthPlan {
+        BandwidthPlan {
+            size,
+            block,
+            policy,
+            flush: false,
+            hflush: false,
+            keep: false,
+            rename: true,
+            verify: true,
+            direct: false,
+            fsync_on_close: false,
+            overwrite: false,
+            seed: 9,
+        }
+    }
+
+    #[test]
+    fn random_order_is_a_seeded_permutation() {
+        let p = plan(100 * 4096, 4096, ReadPolicy::Random);
+        let o = read_order(&p);
+        let mut sorted = o.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..100).collect::<Vec<_>>());
+        assert_ne!(o, sorted);
+        assert_eq!(o, read_order(&p));
+    }
+
+    #[test]
+    fn runs_end_to_end_on_memory_with_a_partial_last_block() {
+        for policy in [ReadPolicy::WholeFile, ReadPolicy::Sequential, ReadPolicy::Random] {
+            let p = plan(10_000, 4096, policy);
+            let target = MemoryStore::target(&format!("unit-{}/", policy.name()));
+            let layout = prepare_layout(&p, &target).unwrap();
+            let ctx = RunContext::new(Arc::new(AtomicBool::new(false)));
+            let mut rec = Recorder::new().keep_events(32);
+            let out = run(&p, &target, &layout, &ctx, &mut rec);
+            assert_eq!(out.failure, None, "{policy:?}");
+            assert_eq!(rec.op(OpKind::UploadBlock).ok, 3);
+            assert_eq!(rec.op(OpKind::UploadBlock).bytes, 10_000);
+            assert_eq!(rec.op(OpKind::DownloadBlock).bytes, 10_000);
+            assert_eq!(rec.op(OpKind::Rename).ok, 1);
+            assert_eq!(rec.op(OpKind::Delete).ok, 1);
+            assert!(!target.store.exists(&format!("{}.renamed", layout.file)).unwrap());
+        }
+    }
+
+    #[test]
+    fn interrupted_run_stops_and_cleans_up() {
+        let p = plan(1 << 20, 4096, ReadPolicy::Sequential);
+        let target = MemoryStore::target("unit-interrupt/");
+        let layout = prepare_layout(&p, &target).unwrap();
+        let ctx = RunContext::new(Arc::new(AtomicBool::new(true)));
+        let mut rec = Recorder::new();
+        let out = run(&p, &target, &layout, &ctx, &mut rec);
+        assert_eq!(out.failure, Some(Failure::Interrupted));
+        assert_eq!(rec.op(OpKind::UploadBlock).ok, 0);
+        assert!(!target.store.exists(&layout.file).unwrap());
+    }
+}
