@@ -3,6 +3,7 @@
 
 pub mod aligned;
 pub mod config;
+pub mod conformance;
 pub mod local;
 pub mod memory;
 
