@@ -23,5 +23,11 @@ else
   echo "clippy is not installed: lint skipped"
 fi
 
+step "start the S3 server (versitygw) on 127.0.0.1"
+eval "$(scripts/s3-server.sh start)"
+trap 'scripts/s3-server.sh stop "$STOREBENCH_S3_PID" "$STOREBENCH_S3_ROOT"' EXIT
+export STOREBENCH_REQUIRE_S3=1
+echo "S3 server pid $STOREBENCH_S3_PID at $STOREBENCH_S3_ENDPOINT"
+
 step "cargo test"
 cargo test --all-targets

@@ -21,6 +21,9 @@ pub const SINGLE_DASH: &[(&str, &str)] = &[
     ("-quiet", "--quiet"),
     ("-direct", "--direct"),
     ("-overwrite", "--overwrite"),
+    ("-conf", "--conf"),
+    ("-endpoint", "--endpoint"),
+    ("-region", "--region"),
 ];
 
 fn size_arg(s: &str) -> Result<u64, String> {
@@ -104,6 +107,10 @@ pub struct BandwidthArgs {
     /// Replace the target file if it exists (otherwise storebench refuses to touch it).
     #[arg(long)]
     pub overwrite: bool,
+
+    /// Store connection options.
+    #[command(flatten)]
+    pub store: crate::plan::StoreFlags,
 
     /// Seed of the test data and of the random read order (default: from the clock; the report records it).
     #[arg(long)]

@@ -15,13 +15,85 @@ pub const DEFAULT_BLOCK: u64 = 8 << 20;
 /// O_DIRECT alignment required of sizes and blocks.
 pub const DIRECT_ALIGN: u64 = 4096;
 
-/// Loads `--xmlfile` files and `-D` definitions, in that order of precedence.
-pub fn store_config(xmlfiles: &[std::path::PathBuf], defines: &[String]) -> Result<StoreConfig, String> {
+/// Store options given as flags; each sets a configuration key with the highest precedence.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct StoreFlags {
+    /// Object store endpoint, e.g. http://127.0.0.1:7070 (fs.s3a.endpoint).
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Object store region (fs.s3a.endpoint.region).
+    #[arg(long)]
+    pub region: Option<String>,
+    /// Path-style addressing: http://host/bucket/key (fs.s3a.path.style.access=true).
+    #[arg(long)]
+    pub path_style: bool,
+    /// Allow plain http:// endpoints, for local servers (fs.s3a.connection.ssl.enabled=false).
+    #[arg(long)]
+    pub allow_http: bool,
+    /// Apache Doris fs_benchmark_tool's key=value connection file (AWS_ACCESS_KEY, AWS_SECRET_KEY,
+    /// AWS_ENDPOINT, AWS_REGION, and any Hadoop key).
+    #[arg(long, value_name = "FILE")]
+    pub conf: Option<std::path::PathBuf>,
+}
+
+/// Doris conf keys and the configuration keys they mean.
+const DORIS_KEYS: &[(&str, &str)] = &[
+    ("AWS_ACCESS_KEY", "fs.s3a.access.key"),
+    ("AWS_SECRET_KEY", "fs.s3a.secret.key"),
+    ("AWS_ENDPOINT", "fs.s3a.endpoint"),
+    ("AWS_REGION", "fs.s3a.endpoint.region"),
+    ("AWS_TOKEN", "fs.s3a.session.token"),
+];
+
+/// Builds the store configuration: environment, then `--conf` and `--xmlfile` files, then `-D`, then
+/// flags, each winning over the ones before.
+pub fn store_config(
+    xmlfiles: &[std::path::PathBuf],
+    defines: &[String],
+    flags: &StoreFlags,
+) -> Result<StoreConfig, String> {
+    use crate::target::config::Origin;
     let mut c = StoreConfig::default();
+    #[cfg(feature = "s3")]
+    for (var, key) in crate::target::object::ENV_KEYS {
+        if let Ok(v) = std::env::var(var) {
+            if !v.is_empty() && c.get(key).is_none() {
+                c.set(key, &v, Origin::Env);
+            }
+        }
+    }
+    if let Some(path) = &flags.conf {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read --conf file {}: {e}", path.display()))?;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((k, v)) = line.split_once('=') else {
+                return Err(format!("--conf file {} line {}: expected key=value", path.display(), n + 1));
+            };
+            let (k, v) = (k.trim(), v.trim());
+            let key = DORIS_KEYS.iter().find(|(d, _)| *d == k).map_or(k, |(_, h)| *h);
+            c.set(key, v, Origin::XmlFile);
+        }
+    }
     for f in xmlfiles {
         c.add_xml_file(f)?;
     }
     c.add_definitions(defines)?;
+    if let Some(e) = &flags.endpoint {
+        c.set("fs.s3a.endpoint", e, Origin::Flag);
+    }
+    if let Some(r) = &flags.region {
+        c.set("fs.s3a.endpoint.region", r, Origin::Flag);
+    }
+    if flags.path_style {
+        c.set("fs.s3a.path.style.access", "true", Origin::Flag);
+    }
+    if flags.allow_http {
+        c.set("fs.s3a.connection.ssl.enabled", "false", Origin::Flag);
+    }
     Ok(c)
 }
 
@@ -64,7 +136,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
             }
         }
     }
-    let config = store_config(&args.xmlfile, &args.define)?;
+    let config = store_config(&args.xmlfile, &args.define, &args.store)?;
     let url = match &args.url {
         Some(u) => u.clone(),
         None => std::env::temp_dir().to_string_lossy().into_owned(),

@@ -6,6 +6,8 @@ pub mod config;
 pub mod conformance;
 pub mod local;
 pub mod memory;
+#[cfg(feature = "s3")]
+pub mod object;
 
 use std::fmt;
 use std::sync::Arc;
@@ -213,7 +215,7 @@ impl Target {
 pub const SCHEMES: &[(&str, bool)] = &[
     ("file", true),
     ("memory", true),
-    ("s3", false),
+    ("s3", cfg!(feature = "s3")),
     ("gs", false),
     ("az", false),
     ("http", false),
@@ -252,6 +254,8 @@ pub fn open_target(url: &str, config: &StoreConfig) -> Result<Target, String> {
             }
             Ok(local::LocalStore::target(&path).with_warnings(config.unused("file://", &[])))
         }
+        #[cfg(feature = "s3")]
+        "s3" => object::S3Store::target(url, rest, config),
         "memory" => Ok(memory::MemoryStore::target(rest).with_warnings(config.unused("memory://", &[]))),
         other => match SCHEMES.iter().find(|(s, _)| *s == other) {
             Some(_) => Err(format!(

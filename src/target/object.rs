@@ -1,0 +1,679 @@
+//! `s3://bucket/prefix`: S3 and S3-compatible object stores through Apache Arrow's `object_store`.
+//!
+//! Uploads behave as Hadoop's s3a: below the multipart size the object goes up in one PUT inside
+//! close(); above it, a multipart upload with parts of `fs.s3a.multipart.size` and at most
+//! `fs.s3a.fast.upload.active.blocks` parts in flight, so block writes return at once until the queue
+//! is full and close() completes the upload. A failed or abandoned upload is aborted.
+//!
+//! Configuration keys (same meaning from `-D`, `--xmlfile` and the environment; flags win over files
+//! over env): fs.s3a.endpoint, fs.s3a.endpoint.region, fs.s3a.access.key, fs.s3a.secret.key,
+//! fs.s3a.session.token, fs.s3a.path.style.access, fs.s3a.connection.ssl.enabled,
+//! fs.s3a.multipart.size, fs.s3a.fast.upload.active.blocks, fs.s3a.attempts.maximum.
+
+use super::*;
+use crate::plan::size::parse_size;
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::path::Path as ObjPath;
+use object_store::{
+    BackoffConfig, ClientOptions, GetOptions, GetRange, MultipartUpload, ObjectStore, PutPayload, RetryConfig,
+};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
+
+/// The configuration keys the S3 store reads.
+pub const S3_KEYS: &[&str] = &[
+    "fs.s3a.endpoint",
+    "fs.s3a.endpoint.region",
+    "fs.s3a.access.key",
+    "fs.s3a.secret.key",
+    "fs.s3a.session.token",
+    "fs.s3a.path.style.access",
+    "fs.s3a.connection.ssl.enabled",
+    "fs.s3a.multipart.size",
+    "fs.s3a.fast.upload.active.blocks",
+    "fs.s3a.attempts.maximum",
+];
+
+/// Environment variables and the keys they set (lowest precedence).
+pub const ENV_KEYS: &[(&str, &str)] = &[
+    ("AWS_ENDPOINT_URL", "fs.s3a.endpoint"),
+    ("AWS_ENDPOINT", "fs.s3a.endpoint"),
+    ("AWS_REGION", "fs.s3a.endpoint.region"),
+    ("AWS_DEFAULT_REGION", "fs.s3a.endpoint.region"),
+    ("AWS_ACCESS_KEY_ID", "fs.s3a.access.key"),
+    ("AWS_SECRET_ACCESS_KEY", "fs.s3a.secret.key"),
+    ("AWS_SESSION_TOKEN", "fs.s3a.session.token"),
+];
+
+#[derive(Default)]
+struct Counts {
+    requests_get: AtomicU64,
+    requests_head: AtomicU64,
+    requests_put: AtomicU64,
+    requests_list: AtomicU64,
+    requests_copy: AtomicU64,
+    requests_delete: AtomicU64,
+    multipart_started: AtomicU64,
+    multipart_parts: AtomicU64,
+    multipart_completed: AtomicU64,
+    multipart_aborted: AtomicU64,
+    bytes_get: AtomicU64,
+    bytes_put: AtomicU64,
+    errors: AtomicU64,
+}
+
+/// An S3 bucket.
+pub struct S3Store {
+    inner: Arc<AmazonS3>,
+    rt: Arc<Runtime>,
+    bucket: String,
+    endpoint: String,
+    part_size: usize,
+    active_blocks: usize,
+    counts: Arc<Counts>,
+    key_id: String,
+}
+
+fn bool_key(config: &StoreConfig, key: &str, default: bool) -> Result<bool, String> {
+    match config.get(key) {
+        None => Ok(default),
+        Some(v) => match v.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" => Ok(true),
+            "false" | "0" | "no" => Ok(false),
+            _ => Err(format!("invalid {key} '{v}': expected true or false")),
+        },
+    }
+}
+
+impl S3Store {
+    /// A target for `s3://bucket/path`.
+    pub fn target(url: &str, rest: &str, config: &StoreConfig) -> Result<Target, String> {
+        let (bucket, path) = rest.split_once('/').unwrap_or((rest, ""));
+        if bucket.is_empty() {
+            return Err(format!("invalid S3 URL '{url}': expected s3://bucket/path"));
+        }
+        // Client options first: with_client_options replaces them all, allow_http included.
+        let mut b = AmazonS3Builder::new().with_bucket_name(bucket).with_client_options(
+            ClientOptions::new().with_connect_timeout(Duration::from_secs(5)).with_timeout(Duration::from_secs(300)),
+        );
+        let ssl = bool_key(config, "fs.s3a.connection.ssl.enabled", true)?;
+        let endpoint = match config.get("fs.s3a.endpoint") {
+            Some(e) if e.contains("://") => e.to_string(),
+            Some(e) => format!("{}://{e}", if ssl { "https" } else { "http" }),
+            None => String::new(),
+        };
+        if !endpoint.is_empty() {
+            b = b.with_endpoint(&endpoint).with_allow_http(endpoint.starts_with("http://"));
+        }
+        let path_style = bool_key(config, "fs.s3a.path.style.access", !endpoint.is_empty())?;
+        b = b.with_virtual_hosted_style_request(!path_style);
+        b = b.with_region(config.get("fs.s3a.endpoint.region").unwrap_or("us-east-1"));
+        if let Some(k) = config.get("fs.s3a.access.key") {
+            b = b.with_access_key_id(k);
+        }
+        if let Some(s) = config.get("fs.s3a.secret.key") {
+            b = b.with_secret_access_key(s);
+        }
+        if let Some(t) = config.get("fs.s3a.session.token") {
+            b = b.with_token(t);
+        }
+        let attempts: usize = match config.get("fs.s3a.attempts.maximum") {
+            None => 3,
+            Some(v) => v.parse().map_err(|_| format!("invalid fs.s3a.attempts.maximum '{v}': expected a count"))?,
+        };
+        b = b.with_retry(RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(2),
+                base: 2.0,
+            },
+            max_retries: attempts,
+            retry_timeout: Duration::from_secs(20),
+        });
+
+        let part_size = match config.get("fs.s3a.multipart.size") {
+            None => 64 << 20,
+            Some(v) => parse_size(v).map_err(|e| format!("fs.s3a.multipart.size: {e}"))? as usize,
+        };
+        if part_size < 5 << 20 {
+            return Err(format!("fs.s3a.multipart.size {part_size} is below S3's 5 MiB minimum part size"));
+        }
+        let active_blocks: usize = match config.get("fs.s3a.fast.upload.active.blocks") {
+            None => 4,
+            Some(v) => match v.parse() {
+                Ok(n) if n > 0 => n,
+                _ => {
+                    return Err(format!(
+                        "invalid fs.s3a.fast.upload.active.blocks '{v}': expected a count of 1 or more"
+                    ))
+                }
+            },
+        };
+        let inner = b.build().map_err(|e| format!("cannot configure S3 for '{}': {e}", redact_url(url)))?;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .thread_name("storebench-s3")
+            .build()
+            .map_err(|e| format!("cannot start the S3 client runtime: {e}"))?;
+        let store = S3Store {
+            inner: Arc::new(inner),
+            rt: Arc::new(rt),
+            bucket: bucket.to_string(),
+            endpoint,
+            part_size,
+            active_blocks,
+            counts: Arc::new(Counts::default()),
+            key_id: config.get("fs.s3a.access.key").unwrap_or("(none: anonymous or instance credentials)").to_string(),
+        };
+        Ok(Target { store: Arc::new(store), path: path.to_string(), warnings: config.unused("s3://", S3_KEYS) })
+    }
+
+    fn key(&self, path: &str) -> Result<ObjPath, StoreError> {
+        ObjPath::parse(path.trim_matches('/')).map_err(|e| StoreError::Failed {
+            op: "parse",
+            path: path.into(),
+            detail: format!("not a valid object key: {e}"),
+        })
+    }
+
+    fn where_(&self) -> String {
+        if self.endpoint.is_empty() {
+            "AWS S3".into()
+        } else {
+            self.endpoint.clone()
+        }
+    }
+
+    fn map(&self, op: &'static str, path: &str, e: object_store::Error) -> StoreError {
+        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        map_err(op, &format!("s3://{}/{path}", self.bucket), &self.where_(), &self.key_id, e)
+    }
+
+    fn head(&self, path: &str) -> Result<Option<u64>, StoreError> {
+        let key = self.key(path)?;
+        self.counts.requests_head.fetch_add(1, Ordering::Relaxed);
+        match self.rt.block_on(self.inner.head(&key)) {
+            Ok(m) => Ok(Some(m.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.map("stat", path, e)),
+        }
+    }
+}
+
+/// Server error codes that mean the credentials were refused (versitygw says XAdminUserNotFound).
+const CREDENTIAL_CODES: &[&str] = &[
+    "InvalidAccessKeyId",
+    "SignatureDoesNotMatch",
+    "XAdminUserNotFound",
+    "AccessDenied",
+    "InvalidToken",
+    "ExpiredToken",
+];
+
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let from = text.find(open)? + open.len();
+    let to = text[from..].find(close)? + from;
+    Some(&text[from..to])
+}
+
+/// One line from an object_store error: the HTTP status and the server's Code and Message when the
+/// response carried an S3 XML error, else the message with its whitespace squashed.
+fn summarize(text: &str) -> String {
+    let status = text.split("status code: ").nth(1).and_then(|r| r.split(':').next()).map(str::trim);
+    match (between(text, "<Code>", "</Code>"), between(text, "<Message>", "</Message>")) {
+        (Some(code), msg) => format!("HTTP {} {code}: {}", status.unwrap_or("error"), msg.unwrap_or(""))
+            .trim_end_matches(": ")
+            .to_string(),
+        _ => text.split_whitespace().collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// Folds object_store's errors into storebench's, on one line, saying which host when it cannot be
+/// reached and which access key id when credentials are refused; secrets never appear.
+fn map_err(op: &'static str, path: &str, endpoint: &str, key_id: &str, e: object_store::Error) -> StoreError {
+    let text = e.to_string();
+    let refused = |detail: String| StoreError::PermissionDenied {
+        op,
+        path: path.into(),
+        detail: format!("the server refused the credentials of access key id '{key_id}' ({detail})"),
+    };
+    match e {
+        object_store::Error::NotFound { .. } => StoreError::NotFound { path: path.into() },
+        object_store::Error::AlreadyExists { .. } => StoreError::AlreadyExists { path: path.into() },
+        object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => {
+            refused(summarize(&text))
+        }
+        _ if CREDENTIAL_CODES.iter().any(|c| text.contains(c)) || text.contains("403 Forbidden") => {
+            refused(summarize(&text))
+        }
+        _ => {
+            let detail = if text.contains("NoSuchBucket") {
+                format!("the bucket does not exist ({})", summarize(&text))
+            } else if text.contains("error sending request")
+                || text.contains("Connection refused")
+                || text.contains("timed out")
+            {
+                format!("cannot reach {endpoint}: {}", summarize(&text))
+            } else {
+                summarize(&text)
+            };
+            StoreError::Failed { op, path: path.into(), detail }
+        }
+    }
+}
+
+struct S3Write {
+    store: Arc<AmazonS3>,
+    rt: Arc<Runtime>,
+    counts: Arc<Counts>,
+    key: ObjPath,
+    path: String,
+    endpoint: String,
+    key_id: String,
+    buf: Vec<u8>,
+    part_size: usize,
+    active_blocks: usize,
+    upload: Option<Box<dyn MultipartUpload>>,
+    inflight: std::collections::VecDeque<JoinHandle<object_store::Result<()>>>,
+    written: u64,
+    parts: u64,
+}
+
+impl S3Write {
+    fn err(&self, op: &'static str, e: object_store::Error) -> StoreError {
+        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        map_err(op, &self.path, &self.endpoint, &self.key_id, e)
+    }
+
+    /// Sends one part; waits for the oldest part when `active_blocks` are in flight.
+    fn send_part(&mut self, data: Vec<u8>) -> Result<(), StoreError> {
+        if self.upload.is_none() {
+            self.counts.multipart_started.fetch_add(1, Ordering::Relaxed);
+            let up = self
+                .rt
+                .block_on(self.store.put_multipart(&self.key))
+                .map_err(|e| self.err("start multipart upload of", e))?;
+            self.upload = Some(up);
+        }
+        while self.inflight.len() >= self.active_blocks {
+            self.wait_oldest()?;
+        }
+        let n = data.len() as u64;
+        let fut = self.upload.as_mut().map(|u| u.put_part(PutPayload::from(Bytes::from(data))));
+        if let Some(fut) = fut {
+            self.inflight.push_back(self.rt.spawn(fut));
+        }
+        self.parts += 1;
+        self.counts.multipart_parts.fetch_add(1, Ordering::Relaxed);
+        self.counts.bytes_put.fetch_add(n, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn wait_oldest(&mut self) -> Result<(), StoreError> {
+        if let Some(h) = self.inflight.pop_front() {
+            match self.rt.block_on(h) {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(self.err("upload part of", e)),
+                Err(e) => {
+                    return Err(StoreError::Failed {
+                        op: "upload part of",
+                        path: self.path.clone(),
+                        detail: e.to_string(),
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn abort_upload(&mut self) {
+        for h in self.inflight.drain(..) {
+            h.abort();
+        }
+        if let Some(mut up) = self.upload.take() {
+            self.counts.multipart_aborted.fetch_add(1, Ordering::Relaxed);
+            let _ = self.rt.block_on(up.abort());
+        }
+    }
+}
+
+impl WriteStream for S3Write {
+    fn write(&mut self, data: &[u8]) -> Result<(), StoreError> {
+        let mut rest = data;
+        while !rest.is_empty() {
+            let room = self.part_size - self.buf.len();
+            let n = room.min(rest.len());
+            self.buf.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            if self.buf.len() == self.part_size {
+                let part = std::mem::replace(&mut self.buf, Vec::with_capacity(self.part_size));
+                if let Err(e) = self.send_part(part) {
+                    self.abort_upload();
+                    return Err(e);
+                }
+            }
+        }
+        self.written += data.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(()) // s3a: flush() does nothing until the part is full
+    }
+
+    fn hflush(&mut self) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported("S3 cannot make data durable before close(): drop --hflush".into()))
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Counters, StoreError> {
+        let result = (|| {
+            if self.upload.is_none() {
+                let data = std::mem::take(&mut self.buf);
+                self.counts.requests_put.fetch_add(1, Ordering::Relaxed);
+                self.counts.bytes_put.fetch_add(data.len() as u64, Ordering::Relaxed);
+                let payload = PutPayload::from(Bytes::from(data));
+                self.rt.block_on(self.store.put(&self.key, payload)).map_err(|e| self.err("put", e))?;
+                return Ok(());
+            }
+            if !self.buf.is_empty() {
+                let last = std::mem::take(&mut self.buf);
+                self.send_part(last)?;
+            }
+            while !self.inflight.is_empty() {
+                self.wait_oldest()?;
+            }
+            let mut up = self.upload.take().ok_or_else(|| StoreError::Unsupported("no upload".into()))?;
+            match self.rt.block_on(up.complete()) {
+                Ok(_) => {
+                    self.counts.multipart_completed.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                }
+                Err(e) => {
+                    self.upload = Some(up);
+                    Err(self.err("complete multipart upload of", e))
+                }
+            }
+        })();
+        if let Err(e) = result {
+            self.abort_upload();
+            return Err(e);
+        }
+        Ok(vec![
+            ("bytes_written".into(), self.written),
+            ("multipart_parts".into(), self.parts),
+            ("part_size".into(), self.part_size as u64),
+            ("active_blocks".into(), self.active_blocks as u64),
+        ])
+    }
+
+    fn abort(mut self: Box<Self>) -> Result<(), StoreError> {
+        self.abort_upload();
+        Ok(())
+    }
+}
+
+impl Drop for S3Write {
+    fn drop(&mut self) {
+        // An upload dropped without close() or abort() (a panic, an early return) is aborted too.
+        self.abort_upload();
+    }
+}
+
+struct S3Read {
+    store: Arc<AmazonS3>,
+    rt: Arc<Runtime>,
+    counts: Arc<Counts>,
+    key: ObjPath,
+    path: String,
+    endpoint: String,
+    key_id: String,
+    len: u64,
+    stream: Option<BoxStream<'static, object_store::Result<Bytes>>>,
+    leftover: Bytes,
+    gets: u64,
+}
+
+impl S3Read {
+    fn err(&self, e: object_store::Error) -> StoreError {
+        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        map_err("get", &self.path, &self.endpoint, &self.key_id, e)
+    }
+
+    fn start_get(
+        &mut self,
+        range: std::ops::Range<u64>,
+    ) -> Result<BoxStream<'static, object_store::Result<Bytes>>, StoreError> {
+        self.gets += 1;
+        self.counts.requests_get.fetch_add(1, Ordering::Relaxed);
+        let opts = GetOptions { range: Some(GetRange::Bounded(range)), ..Default::default() };
+        let r = self.rt.block_on(self.store.get_opts(&self.key, opts)).map_err(|e| self.err(e))?;
+        Ok(r.into_stream())
+    }
+
+    /// Copies from the leftover and the stream into `buf` until it is full or the stream ends.
+    fn drain(
+        &mut self,
+        mut stream: BoxStream<'static, object_store::Result<Bytes>>,
+        buf: &mut [u8],
+        keep: bool,
+    ) -> Result<ReadInfo, StoreError> {
+        let mut done = 0;
+        let mut first = None;
+        while done < buf.len() {
+            if self.leftover.is_empty() {
+                match self.rt.block_on(stream.next()) {
+                    Some(Ok(b)) => self.leftover = b,
+                    Some(Err(e)) => return Err(self.err(e)),
+                    None => break,
+                }
+                continue;
+            }
+            first.get_or_insert_with(Instant::now);
+            let n = self.leftover.len().min(buf.len() - done);
+            buf[done..done + n].copy_from_slice(&self.leftover[..n]);
+            self.leftover = self.leftover.slice(n..);
+            done += n;
+        }
+        if keep {
+            self.stream = Some(stream);
+        } else {
+            self.leftover = Bytes::new();
+        }
+        self.counts.bytes_get.fetch_add(done as u64, Ordering::Relaxed);
+        Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
+    }
+}
+
+impl ReadStream for S3Read {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        let end = (offset + buf.len() as u64).min(self.len);
+        if offset >= end {
+            return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() });
+        }
+        let saved = std::mem::take(&mut self.leftover);
+        let stream = self.start_get(offset..end)?;
+        let r = self.drain(stream, buf, false);
+        self.leftover = saved;
+        r
+    }
+
+    fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        let stream = match self.stream.take() {
+            Some(s) => s,
+            None if self.gets == 0 && self.len > 0 => self.start_get(0..self.len)?,
+            None => return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() }),
+        };
+        self.drain(stream, buf, true)
+    }
+
+    fn close(self: Box<Self>) -> Result<Counters, StoreError> {
+        Ok(vec![("get_requests".into(), self.gets), ("content_length".into(), self.len)])
+    }
+}
+
+impl Store for S3Store {
+    fn url(&self) -> String {
+        format!("s3://{}/", self.bucket)
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { direct_io: false, hflush: false, atomic_rename: false, directories: false }
+    }
+
+    fn engine(&self, _direct: bool) -> String {
+        format!(
+            "object_store S3 client to {}, multipart size {} MiB, {} active blocks",
+            self.where_(),
+            self.part_size >> 20,
+            self.active_blocks
+        )
+    }
+
+    fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError> {
+        if opts.direct {
+            return Err(StoreError::Unsupported("S3 has no page cache to bypass: drop --direct".into()));
+        }
+        if !opts.overwrite && self.head(path)?.is_some() {
+            return Err(StoreError::AlreadyExists { path: format!("s3://{}/{path}", self.bucket) });
+        }
+        let cap = opts.size_hint.map_or(self.part_size, |s| (s as usize).min(self.part_size));
+        Ok(Box::new(S3Write {
+            store: self.inner.clone(),
+            rt: self.rt.clone(),
+            counts: self.counts.clone(),
+            key: self.key(path)?,
+            path: format!("s3://{}/{path}", self.bucket),
+            endpoint: self.where_(),
+            key_id: self.key_id.clone(),
+            buf: Vec::with_capacity(cap),
+            part_size: self.part_size,
+            active_blocks: self.active_blocks,
+            upload: None,
+            inflight: Default::default(),
+            written: 0,
+            parts: 0,
+        }))
+    }
+
+    fn open(&self, path: &str, _opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
+        let len =
+            self.head(path)?.ok_or_else(|| StoreError::NotFound { path: format!("s3://{}/{path}", self.bucket) })?;
+        Ok(Box::new(S3Read {
+            store: self.inner.clone(),
+            rt: self.rt.clone(),
+            counts: self.counts.clone(),
+            key: self.key(path)?,
+            path: format!("s3://{}/{path}", self.bucket),
+            endpoint: self.where_(),
+            key_id: self.key_id.clone(),
+            len,
+            stream: None,
+            leftover: Bytes::new(),
+            gets: 0,
+        }))
+    }
+
+    fn stat(&self, path: &str) -> Result<Option<Meta>, StoreError> {
+        if !path.trim_matches('/').is_empty() && !path.ends_with('/') {
+            if let Some(size) = self.head(path)? {
+                return Ok(Some(Meta { size, is_dir: false }));
+            }
+        }
+        let is_dir = path.trim_matches('/').is_empty() || !self.list(path)?.is_empty();
+        Ok(is_dir.then_some(Meta { size: 0, is_dir: true }))
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>, StoreError> {
+        let trimmed = dir.trim_matches('/');
+        let prefix = if trimmed.is_empty() { None } else { Some(self.key(trimmed)?) };
+        self.counts.requests_list.fetch_add(1, Ordering::Relaxed);
+        let r =
+            self.rt.block_on(self.inner.list_with_delimiter(prefix.as_ref())).map_err(|e| self.map("list", dir, e))?;
+        let mut names: Vec<String> = r
+            .objects
+            .iter()
+            .map(|o| o.location.filename().unwrap_or_default().to_string())
+            .chain(r.common_prefixes.iter().map(|p| p.filename().unwrap_or_default().to_string()))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), StoreError> {
+        // S3 has no rename: copy then delete, as s3a does. Refuse to replace an existing object.
+        if self.head(to)?.is_some() {
+            return Err(StoreError::Failed {
+                op: "rename",
+                path: format!("{from} -> {to}"),
+                detail: format!("{to} already exists and storebench will not replace it"),
+            });
+        }
+        if self.head(from)?.is_none() {
+            return Err(StoreError::NotFound { path: format!("s3://{}/{from}", self.bucket) });
+        }
+        let (f, t) = (self.key(from)?, self.key(to)?);
+        self.counts.requests_copy.fetch_add(1, Ordering::Relaxed);
+        self.rt.block_on(self.inner.copy(&f, &t)).map_err(|e| self.map("rename (copy)", from, e))?;
+        self.counts.requests_delete.fetch_add(1, Ordering::Relaxed);
+        self.rt.block_on(self.inner.delete(&f)).map_err(|e| self.map("rename (delete)", from, e))
+    }
+
+    fn delete(&self, path: &str) -> Result<(), StoreError> {
+        // S3 answers 204 for a missing key: look first, so a missing file is reported as missing.
+        if self.head(path)?.is_none() {
+            return Err(StoreError::NotFound { path: format!("s3://{}/{path}", self.bucket) });
+        }
+        self.counts.requests_delete.fetch_add(1, Ordering::Relaxed);
+        self.rt.block_on(self.inner.delete(&self.key(path)?)).map_err(|e| self.map("delete", path, e))
+    }
+
+    fn create_dir(&self, _path: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn remove_dir(&self, _path: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn counters(&self) -> Counters {
+        let c = &self.counts;
+        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        vec![
+            ("get_requests".into(), l(&c.requests_get)),
+            ("head_requests".into(), l(&c.requests_head)),
+            ("put_requests".into(), l(&c.requests_put)),
+            ("list_requests".into(), l(&c.requests_list)),
+            ("copy_requests".into(), l(&c.requests_copy)),
+            ("delete_requests".into(), l(&c.requests_delete)),
+            ("multipart_started".into(), l(&c.multipart_started)),
+            ("multipart_parts".into(), l(&c.multipart_parts)),
+            ("multipart_completed".into(), l(&c.multipart_completed)),
+            ("multipart_aborted".into(), l(&c.multipart_aborted)),
+            ("bytes_get".into(), l(&c.bytes_get)),
+            ("bytes_put".into(), l(&c.bytes_put)),
+            ("errors".into(), l(&c.errors)),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_xml_errors_become_one_line() {
+        let t = "Error performing GET http://h/b in 1ms - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>";
+        assert_eq!(summarize(t), "HTTP 404 Not Found NoSuchBucket: The specified bucket does not exist");
+        assert_eq!(summarize("a\n  b"), "a b");
+    }
+}

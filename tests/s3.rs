@@ -1,0 +1,239 @@
+//! Against a real S3 server (versitygw) on 127.0.0.1, started by scripts/test.sh, which exports
+//! STOREBENCH_S3_* and STOREBENCH_REQUIRE_S3=1. Run alone (plain `cargo test`), these tests say they
+//! were skipped; under the test script a missing server is a failure.
+#![cfg(feature = "s3")]
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use storebench::stats::report::{RunReport, Status};
+use storebench::target::config::{Origin, StoreConfig};
+use storebench::target::{conformance, open_target};
+
+struct S3 {
+    endpoint: String,
+    bucket: String,
+    access: String,
+    secret: String,
+}
+
+fn server() -> Option<S3> {
+    let get = |k: &str| std::env::var(k).ok();
+    match (
+        get("STOREBENCH_S3_ENDPOINT"),
+        get("STOREBENCH_S3_BUCKET"),
+        get("STOREBENCH_S3_ACCESS_KEY"),
+        get("STOREBENCH_S3_SECRET_KEY"),
+    ) {
+        (Some(endpoint), Some(bucket), Some(access), Some(secret)) => Some(S3 { endpoint, bucket, access, secret }),
+        _ => {
+            assert!(
+                std::env::var("STOREBENCH_REQUIRE_S3").is_err(),
+                "STOREBENCH_REQUIRE_S3 is set but no S3 server was started"
+            );
+            eprintln!("SKIPPED: no S3 server; run ./scripts/test.sh");
+            None
+        }
+    }
+}
+
+fn unique(prefix: &str) -> String {
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+    )
+}
+
+impl S3 {
+    fn config(&self) -> StoreConfig {
+        let mut c = StoreConfig::default();
+        c.set("fs.s3a.endpoint", &self.endpoint, Origin::Flag);
+        c.set("fs.s3a.access.key", &self.access, Origin::Flag);
+        c.set("fs.s3a.secret.key", &self.secret, Origin::Flag);
+        c.set("fs.s3a.multipart.size", "5m", Origin::Flag);
+        c
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::cargo_bin("storebench").unwrap();
+        c.env("AWS_ACCESS_KEY_ID", &self.access)
+            .env("AWS_SECRET_ACCESS_KEY", &self.secret)
+            .env("AWS_ENDPOINT_URL", &self.endpoint);
+        c
+    }
+}
+
+#[test]
+fn conformance_suite_on_s3() {
+    let Some(s3) = server() else { return };
+    let prefix = unique("conformance");
+    let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
+    conformance::run_all(t.store.as_ref(), &prefix);
+}
+
+#[test]
+fn multipart_upload_parts_and_close() {
+    let Some(s3) = server() else { return };
+    let prefix = unique("multipart");
+    let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
+    // 12 MiB with 5 MiB parts: 3 parts (5 + 5 + 2), completed in close().
+    let key = format!("{prefix}/big");
+    let mut w = t.store.create(&key, &Default::default()).unwrap();
+    let block = vec![7u8; 1 << 20];
+    for _ in 0..12 {
+        w.write(&block).unwrap();
+    }
+    assert!(!t.store.exists(&key).unwrap(), "a multipart object is not visible before close()");
+    let counters = w.close().unwrap();
+    assert!(counters.contains(&("multipart_parts".into(), 3)), "{counters:?}");
+    assert_eq!(t.store.stat(&key).unwrap().map(|m| m.size), Some(12 << 20));
+    // An aborted multipart upload leaves no object.
+    let key2 = format!("{prefix}/aborted");
+    let mut w = t.store.create(&key2, &Default::default()).unwrap();
+    for _ in 0..11 {
+        w.write(&block).unwrap();
+    }
+    w.abort().unwrap();
+    assert!(!t.store.exists(&key2).unwrap());
+    t.store.delete(&key).unwrap();
+}
+
+#[test]
+fn bandwidth_on_s3_every_policy_and_neighbours_survive() {
+    let Some(s3) = server() else { return };
+    let prefix = unique("bw");
+    let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
+    let neighbour = format!("{prefix}/neighbour.txt");
+    let mut w = t.store.create(&neighbour, &Default::default()).unwrap();
+    w.write(b"not storebench's").unwrap();
+    w.close().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for policy in ["whole-file", "sequential", "random"] {
+        let json = dir.path().join(format!("{policy}.json"));
+        s3.cmd()
+            .args([
+                "bandwidth",
+                "12m",
+                "--block",
+                "1m",
+                "--verify",
+                "--rename",
+                "-q",
+                "-D",
+                "fs.s3a.multipart.size=5m",
+                "--policy",
+                policy,
+                "--json",
+            ])
+            .arg(&json)
+            .arg(format!("s3://{}/{prefix}/", s3.bucket))
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Upload Summary"));
+        let r: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(r.outcome.status, Status::Completed);
+        assert!(r.phases.iter().all(|p| p.bytes == 12 << 20 && p.blocks.count == 12));
+        let store = r.counters.iter().find(|g| g.scope == "store").unwrap();
+        let get = |k: &str| store.counters.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap();
+        assert_eq!(get("multipart_completed"), 1);
+        assert_eq!(get("multipart_parts"), 3);
+        let expected_gets = if policy == "whole-file" { 1 } else { 12 };
+        assert_eq!(get("get_requests"), expected_gets, "{policy}");
+    }
+    assert_eq!(t.store.list(&prefix).unwrap(), ["neighbour.txt"]);
+    t.store.delete(&neighbour).unwrap();
+}
+
+#[test]
+fn small_upload_is_one_put_in_close() {
+    let Some(s3) = server() else { return };
+    let json = tempfile::NamedTempFile::new().unwrap();
+    s3.cmd()
+        .args(["bandwidth", "3m", "--block", "1m", "-q", "--json"])
+        .arg(json.path())
+        .arg(format!("s3://{}/{}", s3.bucket, unique("small")))
+        .assert()
+        .success();
+    let r: RunReport = serde_json::from_str(&std::fs::read_to_string(json.path()).unwrap()).unwrap();
+    let store = &r.counters.iter().find(|g| g.scope == "store").unwrap().counters;
+    assert!(
+        store.contains(&("put_requests".into(), 1)) && store.contains(&("multipart_started".into(), 0)),
+        "{store:?}"
+    );
+}
+
+#[test]
+fn doris_conf_file_and_secrets_never_appear() {
+    let Some(s3) = server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("s3.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "AWS_ACCESS_KEY={}\nAWS_SECRET_KEY={}\nAWS_ENDPOINT={}\nAWS_REGION=us-east-1\n",
+            s3.access, s3.secret, s3.endpoint
+        ),
+    )
+    .unwrap();
+    let (csv, json) = (dir.path().join("l.csv"), dir.path().join("r.json"));
+    let out = Command::cargo_bin("storebench")
+        .unwrap()
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .args(["bandwidth", "6m", "--block", "1m", "-v", "--conf"])
+        .arg(&conf)
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--json")
+        .arg(&json)
+        .arg(format!("s3://{}/{}", s3.bucket, unique("conf")))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let all = [out.stdout, out.stderr, std::fs::read(&csv).unwrap(), std::fs::read(&json).unwrap()].concat();
+    assert!(!String::from_utf8_lossy(&all).contains(&s3.secret), "the secret leaked");
+}
+
+#[test]
+fn wrong_credentials_say_403_without_the_secret() {
+    let Some(s3) = server() else { return };
+    let out = Command::cargo_bin("storebench")
+        .unwrap()
+        .args([
+            "bandwidth",
+            "1m",
+            "--endpoint",
+            &s3.endpoint,
+            "-D",
+            "fs.s3a.access.key=WRONGKEY",
+            "-D",
+            "fs.s3a.secret.key=WrongSecret999",
+        ])
+        .arg(format!("s3://{}/x", s3.bucket))
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("403") || err.contains("permission denied"), "{err}");
+    assert!(!err.contains("WrongSecret999"));
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn missing_bucket_and_unreachable_endpoint_fail_fast_and_clearly() {
+    let Some(s3) = server() else { return };
+    s3.cmd()
+        .args(["bandwidth", "1m", "s3://no-such-bucket-storebench/x"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no-such-bucket-storebench"));
+    let start = std::time::Instant::now();
+    s3.cmd()
+        .args(["bandwidth", "1m", "--endpoint", "http://127.0.0.1:9", "-D", "fs.s3a.attempts.maximum=1"])
+        .arg(format!("s3://{}/x", s3.bucket))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot reach http://127.0.0.1:9"));
+    assert!(start.elapsed().as_secs() < 30, "bounded retries");
+}
