@@ -294,8 +294,8 @@ mod tests {
         assert!(open_target("memory://bucket/x", &cfg).is_ok());
         let e = open_target("file://host/x", &cfg).unwrap_err();
         assert!(e.contains("three slashes"), "{e}");
-        let e = open_target("s3://bucket/x", &cfg).unwrap_err();
-        assert!(e.contains("'s3://'") && e.contains("file://"), "{e}");
+        let e = open_target("gs://bucket/x", &cfg).unwrap_err();
+        assert!(e.contains("'gs://'") && e.contains("file://"), "{e}");
         let e = open_target("foo://x", &cfg).unwrap_err();
         assert!(e.contains("unknown URL scheme 'foo://'"), "{e}");
     }
