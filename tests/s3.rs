@@ -84,8 +84,13 @@ fn multipart_upload_parts_and_close() {
         w.write(&block).unwrap();
     }
     assert!(!t.store.exists(&key).unwrap(), "a multipart object is not visible before close()");
-    let counters = w.close().unwrap();
-    assert!(counters.contains(&("multipart_parts".into(), 3)), "{counters:?}");
+    let closed = w.close().unwrap();
+    assert!(closed.counters.contains(&("multipart_parts".into(), 3)), "{:?}", closed.counters);
+    // Each part is timed: 5 + 5 + 2 MiB at their offsets, each ending after it started.
+    let mut parts: Vec<(u64, u64)> = closed.parts.iter().map(|p| (p.offset, p.bytes)).collect();
+    parts.sort();
+    assert_eq!(parts, [(0, 5 << 20), (5 << 20, 5 << 20), (10 << 20, 2 << 20)]);
+    assert!(closed.parts.iter().all(|p| p.end >= p.start));
     assert_eq!(t.store.stat(&key).unwrap().map(|m| m.size), Some(12 << 20));
     // An aborted multipart upload leaves no object.
     let key2 = format!("{prefix}/aborted");
@@ -129,7 +134,8 @@ fn bandwidth_on_s3_every_policy_and_neighbours_survive() {
             .arg(format!("s3://{}/{prefix}/", s3.bucket))
             .assert()
             .success()
-            .stdout(predicate::str::contains("Upload Summary"));
+            .stdout(predicate::str::contains("Upload Summary"))
+            .stdout(predicate::str::contains("Multipart parts uploaded: 3 (12,582,912 bytes)"));
         let r: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         assert_eq!(r.outcome.status, Status::Completed);
         assert!(r.phases.iter().all(|p| p.bytes == 12 << 20 && p.blocks.count == 12));
@@ -139,6 +145,10 @@ fn bandwidth_on_s3_every_policy_and_neighbours_survive() {
         assert_eq!(get("multipart_parts"), 3);
         let expected_gets = if policy == "whole-file" { 1 } else { 12 };
         assert_eq!(get("get_requests"), expected_gets, "{policy}");
+        // Latency per part (3 parts) as well as per object (the upload operation).
+        let parts = r.ops.iter().find(|o| o.op == "upload-part").unwrap();
+        assert_eq!((parts.latency.count, parts.bytes), (3, 12 << 20));
+        assert_eq!(r.ops.iter().find(|o| o.op == "upload").unwrap().latency.count, 1);
     }
     assert_eq!(t.store.list(&prefix).unwrap(), ["neighbour.txt"]);
     t.store.delete(&neighbour).unwrap();

@@ -23,7 +23,7 @@ pub struct CsvRows {
 
 impl CsvRows {
     /// The row for an event, or None for events the log leaves out (failed operations, close of a
-    /// download, which cloudstore does not log; they are in the JSON report).
+    /// download and multipart parts, which cloudstore does not log; they are in the JSON report).
     pub fn row(&mut self, e: &Event) -> Option<String> {
         if e.error.is_some() {
             return None;
@@ -40,7 +40,7 @@ impl CsvRows {
             OpKind::CloseUpload => (0, self.total),
             OpKind::Upload | OpKind::Download => (e.bytes, e.bytes),
             OpKind::Rename | OpKind::Delete => (0, 0),
-            OpKind::CloseDownload => return None,
+            OpKind::CloseDownload | OpKind::UploadPart => return None,
         };
         Some(format!("\"{}\",{},{},{:.3}", e.op.name(), bytes, total, e.duration_ns() as f64 / 1e6))
     }

@@ -161,6 +161,20 @@ impl Exporter for TextExporter {
         for p in &r.phases {
             phase(&mut out, p);
         }
+        if let Some(parts) = r.ops.iter().find(|o| o.op == "upload-part") {
+            let l = &parts.latency;
+            let _ = writeln!(
+                out,
+                "\nMultipart parts uploaded: {} ({} bytes): min {} s, p50 {} s, p90 {} s, p99 {} s, max {} s",
+                l.count,
+                with_commas(parts.bytes),
+                secs(l.min_s),
+                secs(l.p50_s),
+                secs(l.p90_s),
+                secs(l.p99_s),
+                secs(l.max_s)
+            );
+        }
         let extra: Vec<_> = r.ops.iter().filter(|o| o.op == "rename" || o.op == "delete").collect();
         if !extra.is_empty() {
             let _ = writeln!(out);

@@ -34,11 +34,13 @@ pub enum OpKind {
     Rename,
     /// Deleting a file.
     Delete,
+    /// One part of a multipart upload, timed by the store from hand-over to completion.
+    UploadPart,
 }
 
 impl OpKind {
     /// Every kind, in report order.
-    pub const ALL: [OpKind; 10] = [
+    pub const ALL: [OpKind; 11] = [
         OpKind::CreateFile,
         OpKind::UploadBlock,
         OpKind::CloseUpload,
@@ -49,6 +51,7 @@ impl OpKind {
         OpKind::Download,
         OpKind::Rename,
         OpKind::Delete,
+        OpKind::UploadPart,
     ];
 
     /// The operation's name in the CSV log and in reports.
@@ -64,6 +67,7 @@ impl OpKind {
             OpKind::Download => "download",
             OpKind::Rename => "rename",
             OpKind::Delete => "delete",
+            OpKind::UploadPart => "upload-part",
         }
     }
 

@@ -188,7 +188,7 @@ impl WriteStream for LocalWrite {
         Ok(())
     }
 
-    fn close(mut self: Box<Self>) -> Result<Counters, StoreError> {
+    fn close(mut self: Box<Self>) -> Result<Closed, StoreError> {
         let mut fsync_calls = 0;
         if self.fsync_on_close {
             // SAFETY: plain syscall on an open descriptor.
@@ -201,14 +201,15 @@ impl WriteStream for LocalWrite {
         if let Some(fd) = self.fd.take() {
             fd.close().map_err(|e| map_io("close", &self.path, self.offset, e))?;
         }
-        Ok(vec![
+        let counters = vec![
             ("bytes_written".into(), self.offset),
             ("pwrite_calls".into(), self.pwrite_calls),
             ("short_writes".into(), self.short_writes),
             ("sync_file_range_calls".into(), self.sync_file_range_calls),
             ("fdatasync_calls".into(), self.fdatasync_calls),
             ("fsync_calls".into(), fsync_calls),
-        ])
+        ];
+        Ok(Closed { counters, parts: Vec::new() })
     }
 
     fn abort(mut self: Box<Self>) -> Result<(), StoreError> {

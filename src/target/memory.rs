@@ -57,7 +57,7 @@ impl WriteStream for MemWrite {
     fn hflush(&mut self) -> Result<(), StoreError> {
         Err(StoreError::Unsupported("memory:// has no durability to hflush to".into()))
     }
-    fn close(self: Box<Self>) -> Result<Counters, StoreError> {
+    fn close(self: Box<Self>) -> Result<Closed, StoreError> {
         let this = *self;
         let len = this.data.len() as u64;
         let mut map = write_files();
@@ -65,7 +65,7 @@ impl WriteStream for MemWrite {
             return Err(StoreError::AlreadyExists { path: this.path });
         }
         map.insert(this.path, Arc::new(this.data));
-        Ok(vec![("bytes_written".into(), len)])
+        Ok(Closed { counters: vec![("bytes_written".into(), len)], parts: Vec::new() })
     }
     fn abort(self: Box<Self>) -> Result<(), StoreError> {
         Ok(())

@@ -62,6 +62,28 @@ pub struct Meta {
 /// Counters a stream or store kept: name and value.
 pub type Counters = Vec<(String, u64)>;
 
+/// A timed operation a stream did on its own, such as one part of a multipart upload.
+#[derive(Clone, Copy, Debug)]
+pub struct SubOp {
+    /// Bytes it moved.
+    pub bytes: u64,
+    /// Offset in the file of its first byte.
+    pub offset: u64,
+    /// When it started.
+    pub start: Instant,
+    /// When it ended.
+    pub end: Instant,
+}
+
+/// What a write stream reports when it closes.
+#[derive(Debug, Default)]
+pub struct Closed {
+    /// The stream's counters.
+    pub counters: Counters,
+    /// The parts it uploaded on its own (multipart uploads), each timed.
+    pub parts: Vec<SubOp>,
+}
+
 /// The result of one read call.
 #[derive(Clone, Copy, Debug)]
 pub struct ReadInfo {
@@ -130,8 +152,8 @@ pub trait WriteStream: Send {
     fn flush(&mut self) -> Result<(), StoreError>;
     /// Makes the data written so far durable and visible (HDFS hflush; fdatasync for files).
     fn hflush(&mut self) -> Result<(), StoreError>;
-    /// Completes the file; returns the stream's counters.
-    fn close(self: Box<Self>) -> Result<Counters, StoreError>;
+    /// Completes the file; returns the stream's counters and timed parts.
+    fn close(self: Box<Self>) -> Result<Closed, StoreError>;
     /// Abandons the file: removes what was written (or aborts the upload).
     fn abort(self: Box<Self>) -> Result<(), StoreError>;
 }

@@ -280,9 +280,10 @@ struct S3Write {
     part_size: usize,
     active_blocks: usize,
     upload: Option<Box<dyn MultipartUpload>>,
-    inflight: std::collections::VecDeque<JoinHandle<object_store::Result<()>>>,
+    inflight: std::collections::VecDeque<JoinHandle<(object_store::Result<()>, SubOp)>>,
     written: u64,
     parts: u64,
+    part_times: Vec<SubOp>,
 }
 
 impl S3Write {
@@ -305,9 +306,15 @@ impl S3Write {
             self.wait_oldest()?;
         }
         let n = data.len() as u64;
+        let offset = self.parts * self.part_size as u64;
         let fut = self.upload.as_mut().map(|u| u.put_part(PutPayload::from(Bytes::from(data))));
         if let Some(fut) = fut {
-            self.inflight.push_back(self.rt.spawn(fut));
+            // Each part is timed from the moment it is handed to the client to its completion.
+            let start = Instant::now();
+            self.inflight.push_back(self.rt.spawn(async move {
+                let r = fut.await;
+                (r, SubOp { bytes: n, offset, start, end: Instant::now() })
+            }));
         }
         self.parts += 1;
         self.counts.multipart_parts.fetch_add(1, Ordering::Relaxed);
@@ -318,8 +325,8 @@ impl S3Write {
     fn wait_oldest(&mut self) -> Result<(), StoreError> {
         if let Some(h) = self.inflight.pop_front() {
             match self.rt.block_on(h) {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(self.err("upload part of", e)),
+                Ok((Ok(()), timing)) => self.part_times.push(timing),
+                Ok((Err(e), _)) => return Err(self.err("upload part of", e)),
                 Err(e) => {
                     return Err(StoreError::Failed {
                         op: "upload part of",
@@ -371,7 +378,7 @@ impl WriteStream for S3Write {
         Err(StoreError::Unsupported("S3 cannot make data durable before close(): drop --hflush".into()))
     }
 
-    fn close(mut self: Box<Self>) -> Result<Counters, StoreError> {
+    fn close(mut self: Box<Self>) -> Result<Closed, StoreError> {
         let result = (|| {
             if self.upload.is_none() {
                 let data = std::mem::take(&mut self.buf);
@@ -404,12 +411,13 @@ impl WriteStream for S3Write {
             self.abort_upload();
             return Err(e);
         }
-        Ok(vec![
+        let counters = vec![
             ("bytes_written".into(), self.written),
             ("multipart_parts".into(), self.parts),
             ("part_size".into(), self.part_size as u64),
             ("active_blocks".into(), self.active_blocks as u64),
-        ])
+        ];
+        Ok(Closed { counters, parts: std::mem::take(&mut self.part_times) })
     }
 
     fn abort(mut self: Box<Self>) -> Result<(), StoreError> {
@@ -562,6 +570,7 @@ impl Store for S3Store {
             inflight: Default::default(),
             written: 0,
             parts: 0,
+            part_times: Vec::new(),
         }))
     }
 

@@ -226,22 +226,25 @@ impl Bw<'_> {
             written += len as u64;
             self.ctx.bytes_done.fetch_add(len as u64, Ordering::Relaxed);
         }
-        let counters = self.timed(OpKind::CloseUpload, written, || stream.close()).map_err(|e| {
+        let closed = self.timed(OpKind::CloseUpload, written, || stream.close()).map_err(|e| {
             // close() failed: the file may or may not exist; remove it unless kept (it is ours).
             if !plan.keep {
                 let _ = store.delete(file);
             }
             Failure::Failed(format!("close() of the upload failed: {e}"))
         })?;
-        out.counters.push(CounterGroup { scope: "upload stream".into(), counters });
         let end = Instant::now();
+        for p in &closed.parts {
+            self.record(OpKind::UploadPart, p.bytes, p.offset, [p.start, p.end, p.end], None);
+        }
+        out.counters.push(CounterGroup { scope: "upload stream".into(), counters: closed.counters });
         self.record(OpKind::Upload, written, 0, [start, end, end], None);
         Ok(())
     }
 
     /// Ends a failed or interrupted upload: keeps what was written with --keep, else removes it.
     fn give_up(&mut self, stream: Box<dyn crate::target::WriteStream>, file: &str, out: &mut BandwidthRun) {
-        let r = if self.plan.keep { stream.close().map(|_| ()) } else { stream.abort() };
+        let r = if self.plan.keep { stream.close().map(drop) } else { stream.abort() };
         if let Err(e) = r {
             out.cleanup_errors.push(format!("cleaning up the partial file {file}: {e}"));
         }
