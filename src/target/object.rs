@@ -182,6 +182,18 @@ impl S3Store {
         })
     }
 
+    fn object(&self, path: &str) -> Result<Object, StoreError> {
+        Ok(Object {
+            store: self.inner.clone(),
+            rt: self.rt.clone(),
+            counts: self.counts.clone(),
+            key: self.key(path)?,
+            path: format!("s3://{}/{path}", self.bucket),
+            endpoint: self.where_(),
+            key_id: self.key_id.clone(),
+        })
+    }
+
     fn where_(&self) -> String {
         if self.endpoint.is_empty() {
             "AWS S3".into()
@@ -268,14 +280,27 @@ fn map_err(op: &'static str, path: &str, endpoint: &str, key_id: &str, e: object
     }
 }
 
-struct S3Write {
+/// One object and everything a stream needs to reach it and to report its errors.
+struct Object {
     store: Arc<AmazonS3>,
     rt: Arc<Runtime>,
     counts: Arc<Counts>,
     key: ObjPath,
+    /// s3://bucket/key, for messages.
     path: String,
     endpoint: String,
     key_id: String,
+}
+
+impl Object {
+    fn err(&self, op: &'static str, e: object_store::Error) -> StoreError {
+        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        map_err(op, &self.path, &self.endpoint, &self.key_id, e)
+    }
+}
+
+struct S3Write {
+    obj: Object,
     buf: Vec<u8>,
     part_size: usize,
     active_blocks: usize,
@@ -287,19 +312,15 @@ struct S3Write {
 }
 
 impl S3Write {
-    fn err(&self, op: &'static str, e: object_store::Error) -> StoreError {
-        self.counts.errors.fetch_add(1, Ordering::Relaxed);
-        map_err(op, &self.path, &self.endpoint, &self.key_id, e)
-    }
-
     /// Sends one part; waits for the oldest part when `active_blocks` are in flight.
     fn send_part(&mut self, data: Vec<u8>) -> Result<(), StoreError> {
         if self.upload.is_none() {
-            self.counts.multipart_started.fetch_add(1, Ordering::Relaxed);
+            self.obj.counts.multipart_started.fetch_add(1, Ordering::Relaxed);
             let up = self
+                .obj
                 .rt
-                .block_on(self.store.put_multipart(&self.key))
-                .map_err(|e| self.err("start multipart upload of", e))?;
+                .block_on(self.obj.store.put_multipart(&self.obj.key))
+                .map_err(|e| self.obj.err("start multipart upload of", e))?;
             self.upload = Some(up);
         }
         while self.inflight.len() >= self.active_blocks {
@@ -311,26 +332,26 @@ impl S3Write {
         if let Some(fut) = fut {
             // Each part is timed from the moment it is handed to the client to its completion.
             let start = Instant::now();
-            self.inflight.push_back(self.rt.spawn(async move {
+            self.inflight.push_back(self.obj.rt.spawn(async move {
                 let r = fut.await;
                 (r, SubOp { bytes: n, offset, start, end: Instant::now() })
             }));
         }
         self.parts += 1;
-        self.counts.multipart_parts.fetch_add(1, Ordering::Relaxed);
-        self.counts.bytes_put.fetch_add(n, Ordering::Relaxed);
+        self.obj.counts.multipart_parts.fetch_add(1, Ordering::Relaxed);
+        self.obj.counts.bytes_put.fetch_add(n, Ordering::Relaxed);
         Ok(())
     }
 
     fn wait_oldest(&mut self) -> Result<(), StoreError> {
         if let Some(h) = self.inflight.pop_front() {
-            match self.rt.block_on(h) {
+            match self.obj.rt.block_on(h) {
                 Ok((Ok(()), timing)) => self.part_times.push(timing),
-                Ok((Err(e), _)) => return Err(self.err("upload part of", e)),
+                Ok((Err(e), _)) => return Err(self.obj.err("upload part of", e)),
                 Err(e) => {
                     return Err(StoreError::Failed {
                         op: "upload part of",
-                        path: self.path.clone(),
+                        path: self.obj.path.clone(),
                         detail: e.to_string(),
                     })
                 }
@@ -344,8 +365,8 @@ impl S3Write {
             h.abort();
         }
         if let Some(mut up) = self.upload.take() {
-            self.counts.multipart_aborted.fetch_add(1, Ordering::Relaxed);
-            let _ = self.rt.block_on(up.abort());
+            self.obj.counts.multipart_aborted.fetch_add(1, Ordering::Relaxed);
+            let _ = self.obj.rt.block_on(up.abort());
         }
     }
 }
@@ -382,10 +403,10 @@ impl WriteStream for S3Write {
         let result = (|| {
             if self.upload.is_none() {
                 let data = std::mem::take(&mut self.buf);
-                self.counts.requests_put.fetch_add(1, Ordering::Relaxed);
-                self.counts.bytes_put.fetch_add(data.len() as u64, Ordering::Relaxed);
+                self.obj.counts.requests_put.fetch_add(1, Ordering::Relaxed);
+                self.obj.counts.bytes_put.fetch_add(data.len() as u64, Ordering::Relaxed);
                 let payload = PutPayload::from(Bytes::from(data));
-                self.rt.block_on(self.store.put(&self.key, payload)).map_err(|e| self.err("put", e))?;
+                self.obj.rt.block_on(self.obj.store.put(&self.obj.key, payload)).map_err(|e| self.obj.err("put", e))?;
                 return Ok(());
             }
             if !self.buf.is_empty() {
@@ -396,14 +417,14 @@ impl WriteStream for S3Write {
                 self.wait_oldest()?;
             }
             let mut up = self.upload.take().ok_or_else(|| StoreError::Unsupported("no upload".into()))?;
-            match self.rt.block_on(up.complete()) {
+            match self.obj.rt.block_on(up.complete()) {
                 Ok(_) => {
-                    self.counts.multipart_completed.fetch_add(1, Ordering::Relaxed);
+                    self.obj.counts.multipart_completed.fetch_add(1, Ordering::Relaxed);
                     Ok(())
                 }
                 Err(e) => {
                     self.upload = Some(up);
-                    Err(self.err("complete multipart upload of", e))
+                    Err(self.obj.err("complete multipart upload of", e))
                 }
             }
         })();
@@ -434,13 +455,7 @@ impl Drop for S3Write {
 }
 
 struct S3Read {
-    store: Arc<AmazonS3>,
-    rt: Arc<Runtime>,
-    counts: Arc<Counts>,
-    key: ObjPath,
-    path: String,
-    endpoint: String,
-    key_id: String,
+    obj: Object,
     len: u64,
     stream: Option<BoxStream<'static, object_store::Result<Bytes>>>,
     leftover: Bytes,
@@ -448,19 +463,15 @@ struct S3Read {
 }
 
 impl S3Read {
-    fn err(&self, e: object_store::Error) -> StoreError {
-        self.counts.errors.fetch_add(1, Ordering::Relaxed);
-        map_err("get", &self.path, &self.endpoint, &self.key_id, e)
-    }
-
     fn start_get(
         &mut self,
         range: std::ops::Range<u64>,
     ) -> Result<BoxStream<'static, object_store::Result<Bytes>>, StoreError> {
         self.gets += 1;
-        self.counts.requests_get.fetch_add(1, Ordering::Relaxed);
+        self.obj.counts.requests_get.fetch_add(1, Ordering::Relaxed);
         let opts = GetOptions { range: Some(GetRange::Bounded(range)), ..Default::default() };
-        let r = self.rt.block_on(self.store.get_opts(&self.key, opts)).map_err(|e| self.err(e))?;
+        let r =
+            self.obj.rt.block_on(self.obj.store.get_opts(&self.obj.key, opts)).map_err(|e| self.obj.err("get", e))?;
         Ok(r.into_stream())
     }
 
@@ -475,9 +486,9 @@ impl S3Read {
         let mut first = None;
         while done < buf.len() {
             if self.leftover.is_empty() {
-                match self.rt.block_on(stream.next()) {
+                match self.obj.rt.block_on(stream.next()) {
                     Some(Ok(b)) => self.leftover = b,
-                    Some(Err(e)) => return Err(self.err(e)),
+                    Some(Err(e)) => return Err(self.obj.err("get", e)),
                     None => break,
                 }
                 continue;
@@ -493,7 +504,7 @@ impl S3Read {
         } else {
             self.leftover = Bytes::new();
         }
-        self.counts.bytes_get.fetch_add(done as u64, Ordering::Relaxed);
+        self.obj.counts.bytes_get.fetch_add(done as u64, Ordering::Relaxed);
         Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
     }
 }
@@ -556,13 +567,7 @@ impl Store for S3Store {
         }
         let cap = opts.size_hint.map_or(self.part_size, |s| (s as usize).min(self.part_size));
         Ok(Box::new(S3Write {
-            store: self.inner.clone(),
-            rt: self.rt.clone(),
-            counts: self.counts.clone(),
-            key: self.key(path)?,
-            path: format!("s3://{}/{path}", self.bucket),
-            endpoint: self.where_(),
-            key_id: self.key_id.clone(),
+            obj: self.object(path)?,
             buf: Vec::with_capacity(cap),
             part_size: self.part_size,
             active_blocks: self.active_blocks,
@@ -577,19 +582,7 @@ impl Store for S3Store {
     fn open(&self, path: &str, _opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
         let len =
             self.head(path)?.ok_or_else(|| StoreError::NotFound { path: format!("s3://{}/{path}", self.bucket) })?;
-        Ok(Box::new(S3Read {
-            store: self.inner.clone(),
-            rt: self.rt.clone(),
-            counts: self.counts.clone(),
-            key: self.key(path)?,
-            path: format!("s3://{}/{path}", self.bucket),
-            endpoint: self.where_(),
-            key_id: self.key_id.clone(),
-            len,
-            stream: None,
-            leftover: Bytes::new(),
-            gets: 0,
-        }))
+        Ok(Box::new(S3Read { obj: self.object(path)?, len, stream: None, leftover: Bytes::new(), gets: 0 }))
     }
 
     fn stat(&self, path: &str) -> Result<Option<Meta>, StoreError> {
