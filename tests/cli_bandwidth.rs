@@ -102,7 +102,7 @@ fn directory_target_gets_a_run_dir_and_neighbours_survive() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("precious.txt"), "keep me").unwrap();
     std::fs::write(tmp.path().join("bandwidth.dat"), "not storebench's").unwrap();
-    for policy in ["whole-file", "sequential", "random"] {
+    for policy in ["whole-file", "sequential", "random", "prefetch"] {
         sb().args(["bandwidth", "3m", "--block", "1m", "--rename", "--verify", "-q", "--policy", policy])
             .arg(tmp.path())
             .assert()
@@ -164,6 +164,7 @@ fn bad_input_gets_one_line_and_exit_2() {
     usage_error(&["bandwidth", "1m", "memory://x/", "--hflush"], "--hflush is not possible on memory://");
     usage_error(&["bandwidth", "10000", "--block", "4096", "--direct"], "multiple of 4096");
     usage_error(&["bandwidth", "1m", "--policy", "backwards"], "backwards");
+    usage_error(&["bandwidth", "1m", "--policy", "prefetch", "--prefetch", "0"], "invalid --prefetch '0'");
     usage_error(&["bandwidth", "1m", "-D", "novalue"], "expected key=value");
     usage_error(&["bandwidth"], "SIZE");
     usage_error(&["frobnicate"], "frobnicate");
@@ -192,10 +193,12 @@ fn help_and_version() {
 
 #[test]
 fn memory_store_runs() {
-    sb().args(["bandwidth", "8m", "--block", "1m", "--verify", "memory://bench/"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("Engine: memcpy into process memory"));
+    for policy in ["whole-file", "prefetch"] {
+        sb().args(["bandwidth", "8m", "--block", "1m", "--verify", "memory://bench/", "--policy", policy])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Engine: memcpy into process memory"));
+    }
 }
 
 #[test]

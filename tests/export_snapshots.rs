@@ -81,6 +81,7 @@ fn seed_report() -> RunReport {
             keep: false,
             verify: false,
             seed: 42,
+            prefetch: 4,
         }),
         phases: vec![phase_report(&rec, &UPLOAD, cpu).unwrap(), phase_report(&rec, &DOWNLOAD, cpu).unwrap()],
         ops: op_stats(&rec),

@@ -113,7 +113,7 @@ fn bandwidth_on_s3_every_policy_and_neighbours_survive() {
     w.write(b"not storebench's").unwrap();
     w.close().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    for policy in ["whole-file", "sequential", "random"] {
+    for policy in ["whole-file", "sequential", "random", "prefetch"] {
         let json = dir.path().join(format!("{policy}.json"));
         s3.cmd()
             .args([
@@ -145,6 +145,11 @@ fn bandwidth_on_s3_every_policy_and_neighbours_survive() {
         assert_eq!(get("multipart_parts"), 3);
         let expected_gets = if policy == "whole-file" { 1 } else { 12 };
         assert_eq!(get("get_requests"), expected_gets, "{policy}");
+        if policy == "prefetch" {
+            // Every block after the first was already under way when it was asked for.
+            let stream = &r.counters.iter().find(|g| g.scope == "download stream").unwrap().counters;
+            assert!(stream.contains(&("prefetch_hits".into(), 11)), "{stream:?}");
+        }
         // Latency per part (3 parts) as well as per object (the upload operation).
         let parts = r.ops.iter().find(|o| o.op == "upload-part").unwrap();
         assert_eq!((parts.latency.count, parts.bytes), (3, 12 << 20));

@@ -15,6 +15,7 @@ pub const SINGLE_DASH: &[(&str, &str)] = &[
     ("-keep", "--keep"),
     ("-rename", "--rename"),
     ("-policy", "--policy"),
+    ("-prefetch", "--prefetch"),
     ("-verbose", "--verbose"),
     ("-xmlfile", "--xmlfile"),
     ("-verify", "--verify"),
@@ -75,6 +76,10 @@ pub struct BandwidthArgs {
     /// How to read the file back.
     #[arg(long, value_enum, default_value = "whole-file")]
     pub policy: ReadPolicy,
+
+    /// Blocks fetched ahead, in parallel, with --policy prefetch.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub prefetch: usize,
 
     /// Define a configuration property, e.g. -D fs.s3a.multipart.size=32M (repeatable).
     #[arg(short = 'D', value_name = "KEY=VALUE", action = clap::ArgAction::Append)]

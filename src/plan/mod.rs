@@ -136,6 +136,9 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
             }
         }
     }
+    if args.policy == crate::workload::bandwidth::ReadPolicy::Prefetch && args.prefetch == 0 {
+        return Err("invalid --prefetch '0': the prefetch policy needs at least 1 block ahead".into());
+    }
     let config = store_config(&args.xmlfile, &args.define, &args.store)?;
     let url = match &args.url {
         Some(u) => u.clone(),
@@ -168,6 +171,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
         fsync_on_close: args.fsync_on_close,
         overwrite: args.overwrite,
         seed: args.seed.unwrap_or_else(clock_seed),
+        prefetch: args.prefetch,
     };
     Ok((plan, target))
 }

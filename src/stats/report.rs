@@ -80,6 +80,9 @@ pub struct BandwidthParams {
     pub verify: bool,
     /// Seed of the test data and of the random read order.
     pub seed: u64,
+    /// Blocks fetched ahead with the prefetch policy.
+    #[serde(default)]
+    pub prefetch: usize,
 }
 
 /// Figures of one phase (upload or download), defined in docs/metrics.md.

@@ -220,6 +220,9 @@ impl WriteStream for LocalWrite {
 
 struct LocalRead {
     fd: Fd,
+    prefetch: Option<Prefetch>,
+    advised_to: u64,
+    fadvise_calls: u64,
     path: String,
     len: u64,
     pos: u64,
@@ -281,6 +284,24 @@ impl ReadStream for LocalRead {
         self.len
     }
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        if let Some(p) = self.prefetch {
+            // Ask the kernel to read the next blocks now (readahead into the page cache).
+            let want = (offset + p.block * (p.depth as u64 + 1)).min(self.len);
+            let from = self.advised_to.max(offset);
+            if want > from && !self.direct {
+                // SAFETY: advisory syscall on an open descriptor.
+                unsafe {
+                    libc::posix_fadvise(
+                        self.fd.0,
+                        from as libc::off_t,
+                        (want - from) as libc::off_t,
+                        libc::POSIX_FADV_WILLNEED,
+                    )
+                };
+                self.fadvise_calls += 1;
+                self.advised_to = want;
+            }
+        }
         self.fill(Some(offset), buf)
     }
     fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
@@ -292,6 +313,7 @@ impl ReadStream for LocalRead {
             ("bytes_read".into(), this.bytes),
             ("pread_calls".into(), this.pread_calls),
             ("read_calls".into(), this.read_calls),
+            ("fadvise_willneed_calls".into(), this.fadvise_calls),
         ];
         let path = this.path.clone();
         this.fd.close().map_err(|e| map_io("close", &path, 0, e))?;
@@ -377,6 +399,9 @@ impl Store for LocalStore {
         }
         Ok(Box::new(LocalRead {
             fd,
+            prefetch: opts.prefetch,
+            advised_to: 0,
+            fadvise_calls: 0,
             path: path.to_string(),
             len: st.st_size as u64,
             pos: 0,

@@ -48,6 +48,17 @@ pub struct ReadOptions {
     pub direct: bool,
     /// The reads will be sequential (a hint: fadvise for files).
     pub sequential: bool,
+    /// Reads will be block-sized, in order; fetch this many blocks ahead in parallel.
+    pub prefetch: Option<Prefetch>,
+}
+
+/// Read-ahead of whole blocks, as Hadoop 3.3.6's S3A prefetching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prefetch {
+    /// Bytes per block.
+    pub block: u64,
+    /// Blocks fetched ahead of the one being read.
+    pub depth: usize,
 }
 
 /// What a store knows of a path.

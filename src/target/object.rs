@@ -454,8 +454,16 @@ impl Drop for S3Write {
     }
 }
 
+type Fetch = JoinHandle<object_store::Result<Bytes>>;
+
 struct S3Read {
     obj: Object,
+    prefetch: Option<Prefetch>,
+    /// Block GETs under way, by offset.
+    ahead: std::collections::BTreeMap<u64, Fetch>,
+    /// The next offset to schedule a prefetch for.
+    scheduled_to: u64,
+    prefetch_hits: u64,
     len: u64,
     stream: Option<BoxStream<'static, object_store::Result<Bytes>>>,
     leftover: Bytes,
@@ -463,6 +471,54 @@ struct S3Read {
 }
 
 impl S3Read {
+    /// Starts GETs for the blocks from `offset` up to `depth` blocks past it.
+    fn schedule(&mut self, offset: u64, p: Prefetch) {
+        let limit = (offset + p.block * (p.depth as u64 + 1)).min(self.len);
+        let mut at = self.scheduled_to.max(offset);
+        while at < limit {
+            let end = (at + p.block).min(self.len);
+            let (store, key) = (self.obj.store.clone(), self.obj.key.clone());
+            self.gets += 1;
+            self.obj.counts.requests_get.fetch_add(1, Ordering::Relaxed);
+            self.ahead.insert(
+                at,
+                self.obj.rt.spawn(async move {
+                    let opts = GetOptions { range: Some(GetRange::Bounded(at..end)), ..Default::default() };
+                    store.get_opts(&key, opts).await?.bytes().await
+                }),
+            );
+            at = end;
+        }
+        self.scheduled_to = at;
+    }
+
+    /// Reads a block through the prefetch queue.
+    fn read_prefetched(&mut self, offset: u64, p: Prefetch, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        if self.ahead.contains_key(&offset) {
+            self.prefetch_hits += 1;
+        } else if offset % p.block != 0 || offset < self.scheduled_to {
+            // Not a block this queue holds: drop the queue and start over from here.
+            for (_, h) in std::mem::take(&mut self.ahead) {
+                h.abort();
+            }
+            self.scheduled_to = offset;
+        }
+        self.schedule(offset, p);
+        let Some(h) = self.ahead.remove(&offset) else {
+            return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() });
+        };
+        let data = match self.obj.rt.block_on(h) {
+            Ok(Ok(b)) => b,
+            Ok(Err(e)) => return Err(self.obj.err("get", e)),
+            Err(e) => return Err(StoreError::Failed { op: "get", path: self.obj.path.clone(), detail: e.to_string() }),
+        };
+        let first = Instant::now();
+        let n = data.len().min(buf.len());
+        buf[..n].copy_from_slice(&data[..n]);
+        self.obj.counts.bytes_get.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(ReadInfo { bytes: n, first_byte: first })
+    }
+
     fn start_get(
         &mut self,
         range: std::ops::Range<u64>,
@@ -519,6 +575,9 @@ impl ReadStream for S3Read {
         if offset >= end {
             return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() });
         }
+        if let Some(p) = self.prefetch {
+            return self.read_prefetched(offset, p, buf);
+        }
         let saved = std::mem::take(&mut self.leftover);
         let stream = self.start_get(offset..end)?;
         let r = self.drain(stream, buf, false);
@@ -535,8 +594,15 @@ impl ReadStream for S3Read {
         self.drain(stream, buf, true)
     }
 
-    fn close(self: Box<Self>) -> Result<Counters, StoreError> {
-        Ok(vec![("get_requests".into(), self.gets), ("content_length".into(), self.len)])
+    fn close(mut self: Box<Self>) -> Result<Counters, StoreError> {
+        for (_, h) in std::mem::take(&mut self.ahead) {
+            h.abort();
+        }
+        Ok(vec![
+            ("get_requests".into(), self.gets),
+            ("prefetch_hits".into(), self.prefetch_hits),
+            ("content_length".into(), self.len),
+        ])
     }
 }
 
@@ -579,10 +645,20 @@ impl Store for S3Store {
         }))
     }
 
-    fn open(&self, path: &str, _opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
+    fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
         let len =
             self.head(path)?.ok_or_else(|| StoreError::NotFound { path: format!("s3://{}/{path}", self.bucket) })?;
-        Ok(Box::new(S3Read { obj: self.object(path)?, len, stream: None, leftover: Bytes::new(), gets: 0 }))
+        Ok(Box::new(S3Read {
+            obj: self.object(path)?,
+            prefetch: opts.prefetch,
+            ahead: Default::default(),
+            scheduled_to: 0,
+            prefetch_hits: 0,
+            len,
+            stream: None,
+            leftover: Bytes::new(),
+            gets: 0,
+        }))
     }
 
     fn stat(&self, path: &str) -> Result<Option<Meta>, StoreError> {

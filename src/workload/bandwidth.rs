@@ -9,7 +9,7 @@ use crate::stats::aggregate;
 use crate::stats::report::{BandwidthParams, CounterGroup, Outcome, Params, RunReport, Status, SCHEMA_VERSION};
 use crate::stats::sample::{Event, OpKind, Recorder};
 use crate::target::aligned::AlignedBuf;
-use crate::target::{ReadOptions, StoreError, Target, WriteOptions};
+use crate::target::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -22,6 +22,9 @@ pub enum ReadPolicy {
     Sequential,
     /// Block-sized positioned reads in a seeded random order.
     Random,
+    /// Block-sized reads in order, with `--prefetch N` blocks fetched ahead in parallel (Hadoop 3.3.6's
+    /// S3A prefetching; readahead advice on local files).
+    Prefetch,
 }
 
 impl ReadPolicy {
@@ -31,6 +34,7 @@ impl ReadPolicy {
             ReadPolicy::WholeFile => "whole-file",
             ReadPolicy::Sequential => "sequential",
             ReadPolicy::Random => "random",
+            ReadPolicy::Prefetch => "prefetch",
         }
     }
 }
@@ -62,6 +66,8 @@ pub struct BandwidthPlan {
     pub overwrite: bool,
     /// Seed of the data pattern and of the random read order.
     pub seed: u64,
+    /// Blocks read ahead with the prefetch policy.
+    pub prefetch: usize,
 }
 
 impl BandwidthPlan {
@@ -253,7 +259,9 @@ impl Bw<'_> {
     fn download(&mut self, file: &str, order: &[u64], out: &mut BandwidthRun) -> Result<(), Failure> {
         let plan = self.plan;
         let store = self.target.store.clone();
-        let opts = ReadOptions { direct: plan.direct, sequential: plan.policy != ReadPolicy::Random };
+        let prefetch =
+            (plan.policy == ReadPolicy::Prefetch).then_some(Prefetch { block: plan.block, depth: plan.prefetch });
+        let opts = ReadOptions { direct: plan.direct, sequential: plan.policy != ReadPolicy::Random, prefetch };
         let mut buf = AlignedBuf::new(plan.block as usize);
         let start = Instant::now();
         let failed = |e: StoreError| Failure::Failed(e.to_string());
@@ -277,7 +285,7 @@ impl Bw<'_> {
             let t0 = Instant::now();
             let r = match plan.policy {
                 ReadPolicy::WholeFile => stream.read_next(data),
-                ReadPolicy::Sequential | ReadPolicy::Random => stream.read_at(offset, data),
+                ReadPolicy::Sequential | ReadPolicy::Random | ReadPolicy::Prefetch => stream.read_at(offset, data),
             };
             let t1 = Instant::now();
             let r = r.and_then(|info| {
@@ -447,6 +455,7 @@ pub fn report(
             keep: plan.keep,
             verify: plan.verify,
             seed: plan.seed,
+            prefetch: plan.prefetch,
         }),
         phases,
         ops: aggregate::op_stats(rec),
@@ -478,6 +487,7 @@ mod tests {
             fsync_on_close: false,
             overwrite: false,
             seed: 9,
+            prefetch: 2,
         }
     }
 
@@ -494,7 +504,7 @@ mod tests {
 
     #[test]
     fn runs_end_to_end_on_memory_with_a_partial_last_block() {
-        for policy in [ReadPolicy::WholeFile, ReadPolicy::Sequential, ReadPolicy::Random] {
+        for policy in [ReadPolicy::WholeFile, ReadPolicy::Sequential, ReadPolicy::Random, ReadPolicy::Prefetch] {
             let p = plan(10_000, 4096, policy);
             let target = MemoryStore::target(&format!("unit-{}/", policy.name()));
             let layout = prepare_layout(&p, &target).unwrap();
