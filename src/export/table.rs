@@ -3,7 +3,7 @@
 
 use super::Exporter;
 use crate::plan::size::{human_bytes, with_commas};
-use crate::stats::report::{Params, PhaseReport, RunReport, Status};
+use crate::stats::report::{LatencyStats, Params, PhaseReport, RunReport, Status};
 use crate::stats::sample::OpKind;
 use std::fmt::Write;
 
@@ -28,6 +28,11 @@ pub fn secs(s: f64) -> String {
 pub fn min_sec(s: f64) -> String {
     let total_ms = (s * 1000.0).round() as u64;
     format!("{}:{:02}.{:03}", total_ms / 60_000, (total_ms / 1000) % 60, total_ms % 1000)
+}
+
+/// "p50 X s, p90 Y s, p99 Z s, max W s" of a latency set.
+fn percentiles(l: &LatencyStats) -> String {
+    format!("p50 {} s, p90 {} s, p99 {} s, max {} s", secs(l.p50_s), secs(l.p90_s), secs(l.p99_s), secs(l.max_s))
 }
 
 fn underline(out: &mut String, title: &str) {
@@ -60,14 +65,7 @@ fn phase(out: &mut String, p: &PhaseReport) {
         secs(b.max_s),
         secs(b.mean_s)
     );
-    let _ = writeln!(
-        out,
-        "Block latency percentiles: p50 {} s, p90 {} s, p99 {} s, max {} s",
-        secs(b.p50_s),
-        secs(b.p90_s),
-        secs(b.p99_s),
-        secs(b.max_s)
-    );
+    let _ = writeln!(out, "Block latency percentiles: {}", percentiles(b));
     if b.errors > 0 {
         let _ = writeln!(out, "Blocks failed: {}", b.errors);
     }
@@ -165,14 +163,11 @@ impl Exporter for TextExporter {
             let l = &parts.latency;
             let _ = writeln!(
                 out,
-                "\nMultipart parts uploaded: {} ({} bytes): min {} s, p50 {} s, p90 {} s, p99 {} s, max {} s",
+                "\nMultipart parts uploaded: {} ({} bytes): min {} s, {}",
                 l.count,
                 with_commas(parts.bytes),
                 secs(l.min_s),
-                secs(l.p50_s),
-                secs(l.p90_s),
-                secs(l.p99_s),
-                secs(l.max_s)
+                percentiles(l)
             );
         }
         let extra: Vec<_> = r.ops.iter().filter(|o| o.op == "rename" || o.op == "delete").collect();
