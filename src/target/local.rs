@@ -286,7 +286,7 @@ impl ReadStream for LocalRead {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
         if let Some(p) = self.prefetch {
             // Ask the kernel to read the next blocks now (readahead into the page cache).
-            let want = (offset + p.block * (p.depth as u64 + 1)).min(self.len);
+            let want = p.window_end(offset, self.len);
             let from = self.advised_to.max(offset);
             if want > from && !self.direct {
                 // SAFETY: advisory syscall on an open descriptor.

@@ -61,6 +61,14 @@ pub struct Prefetch {
     pub depth: usize,
 }
 
+impl Prefetch {
+    /// Where the read-ahead window ends when the block at `offset` is read: the block itself and
+    /// `depth` more, no further than the file's `len`.
+    pub fn window_end(&self, offset: u64, len: u64) -> u64 {
+        (offset + self.block * (self.depth as u64 + 1)).min(len)
+    }
+}
+
 /// What a store knows of a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Meta {

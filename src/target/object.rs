@@ -182,13 +182,18 @@ impl S3Store {
         })
     }
 
+    /// The s3:// URL of a path in this bucket, for messages.
+    fn display(&self, path: &str) -> String {
+        format!("s3://{}/{path}", self.bucket)
+    }
+
     fn object(&self, path: &str) -> Result<Object, StoreError> {
         Ok(Object {
             store: self.inner.clone(),
             rt: self.rt.clone(),
             counts: self.counts.clone(),
             key: self.key(path)?,
-            path: format!("s3://{}/{path}", self.bucket),
+            path: self.display(path),
             endpoint: self.where_(),
             key_id: self.key_id.clone(),
         })
@@ -204,7 +209,7 @@ impl S3Store {
 
     fn map(&self, op: &'static str, path: &str, e: object_store::Error) -> StoreError {
         self.counts.errors.fetch_add(1, Ordering::Relaxed);
-        map_err(op, &format!("s3://{}/{path}", self.bucket), &self.where_(), &self.key_id, e)
+        map_err(op, &self.display(path), &self.where_(), &self.key_id, e)
     }
 
     fn head(&self, path: &str) -> Result<Option<u64>, StoreError> {
@@ -297,6 +302,11 @@ impl Object {
         self.counts.errors.fetch_add(1, Ordering::Relaxed);
         map_err(op, &self.path, &self.endpoint, &self.key_id, e)
     }
+
+    /// A background request that did not finish (aborted or panicked).
+    fn lost(&self, op: &'static str, e: tokio::task::JoinError) -> StoreError {
+        StoreError::Failed { op, path: self.path.clone(), detail: e.to_string() }
+    }
 }
 
 struct S3Write {
@@ -348,13 +358,7 @@ impl S3Write {
             match self.obj.rt.block_on(h) {
                 Ok((Ok(()), timing)) => self.part_times.push(timing),
                 Ok((Err(e), _)) => return Err(self.obj.err("upload part of", e)),
-                Err(e) => {
-                    return Err(StoreError::Failed {
-                        op: "upload part of",
-                        path: self.obj.path.clone(),
-                        detail: e.to_string(),
-                    })
-                }
+                Err(e) => return Err(self.obj.lost("upload part of", e)),
             }
         }
         Ok(())
@@ -473,7 +477,7 @@ struct S3Read {
 impl S3Read {
     /// Starts GETs for the blocks from `offset` up to `depth` blocks past it.
     fn schedule(&mut self, offset: u64, p: Prefetch) {
-        let limit = (offset + p.block * (p.depth as u64 + 1)).min(self.len);
+        let limit = p.window_end(offset, self.len);
         let mut at = self.scheduled_to.max(offset);
         while at < limit {
             let end = (at + p.block).min(self.len);
@@ -510,7 +514,7 @@ impl S3Read {
         let data = match self.obj.rt.block_on(h) {
             Ok(Ok(b)) => b,
             Ok(Err(e)) => return Err(self.obj.err("get", e)),
-            Err(e) => return Err(StoreError::Failed { op: "get", path: self.obj.path.clone(), detail: e.to_string() }),
+            Err(e) => return Err(self.obj.lost("get", e)),
         };
         let first = Instant::now();
         let n = data.len().min(buf.len());
@@ -629,7 +633,7 @@ impl Store for S3Store {
             return Err(StoreError::Unsupported("S3 has no page cache to bypass: drop --direct".into()));
         }
         if !opts.overwrite && self.head(path)?.is_some() {
-            return Err(StoreError::AlreadyExists { path: format!("s3://{}/{path}", self.bucket) });
+            return Err(StoreError::AlreadyExists { path: self.display(path) });
         }
         let cap = opts.size_hint.map_or(self.part_size, |s| (s as usize).min(self.part_size));
         Ok(Box::new(S3Write {
@@ -646,8 +650,7 @@ impl Store for S3Store {
     }
 
     fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
-        let len =
-            self.head(path)?.ok_or_else(|| StoreError::NotFound { path: format!("s3://{}/{path}", self.bucket) })?;
+        let len = self.head(path)?.ok_or_else(|| StoreError::NotFound { path: self.display(path) })?;
         Ok(Box::new(S3Read {
             obj: self.object(path)?,
             prefetch: opts.prefetch,
@@ -697,7 +700,7 @@ impl Store for S3Store {
             });
         }
         if self.head(from)?.is_none() {
-            return Err(StoreError::NotFound { path: format!("s3://{}/{from}", self.bucket) });
+            return Err(StoreError::NotFound { path: self.display(from) });
         }
         let (f, t) = (self.key(from)?, self.key(to)?);
         self.counts.requests_copy.fetch_add(1, Ordering::Relaxed);
@@ -709,7 +712,7 @@ impl Store for S3Store {
     fn delete(&self, path: &str) -> Result<(), StoreError> {
         // S3 answers 204 for a missing key: look first, so a missing file is reported as missing.
         if self.head(path)?.is_none() {
-            return Err(StoreError::NotFound { path: format!("s3://{}/{path}", self.bucket) });
+            return Err(StoreError::NotFound { path: self.display(path) });
         }
         self.counts.requests_delete.fetch_add(1, Ordering::Relaxed);
         self.rt.block_on(self.inner.delete(&self.key(path)?)).map_err(|e| self.map("delete", path, e))
