@@ -36,15 +36,6 @@ pub struct StoreFlags {
     pub conf: Option<std::path::PathBuf>,
 }
 
-/// Doris conf keys and the configuration keys they mean.
-const DORIS_KEYS: &[(&str, &str)] = &[
-    ("AWS_ACCESS_KEY", "fs.s3a.access.key"),
-    ("AWS_SECRET_KEY", "fs.s3a.secret.key"),
-    ("AWS_ENDPOINT", "fs.s3a.endpoint"),
-    ("AWS_REGION", "fs.s3a.endpoint.region"),
-    ("AWS_TOKEN", "fs.s3a.session.token"),
-];
-
 /// Builds the store configuration: environment, then `--conf` and `--xmlfile` files, then `-D`, then
 /// flags, each winning over the ones before.
 pub fn store_config(
@@ -63,20 +54,7 @@ pub fn store_config(
         }
     }
     if let Some(path) = &flags.conf {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read --conf file {}: {e}", path.display()))?;
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let Some((k, v)) = line.split_once('=') else {
-                return Err(format!("--conf file {} line {}: expected key=value", path.display(), n + 1));
-            };
-            let (k, v) = (k.trim(), v.trim());
-            let key = DORIS_KEYS.iter().find(|(d, _)| *d == k).map_or(k, |(_, h)| *h);
-            c.set(key, v, Origin::XmlFile);
-        }
+        c.add_conf_file(path)?;
     }
     for f in xmlfiles {
         c.add_xml_file(f)?;

@@ -89,6 +89,26 @@ impl StoreConfig {
         Ok(())
     }
 
+    /// Loads Apache Doris fs_benchmark_tool's key=value connection file (`--conf`). Its AWS_* keys mean
+    /// the Hadoop keys in [`DORIS_KEYS`]; other keys are taken as written. `#` starts a comment line.
+    pub fn add_conf_file(&mut self, path: &Path) -> Result<(), String> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read --conf file {}: {e}", path.display()))?;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((k, v)) = line.split_once('=') else {
+                return Err(format!("--conf file {} line {}: expected key=value", path.display(), n + 1));
+            };
+            let (k, v) = (k.trim(), v.trim());
+            let key = DORIS_KEYS.iter().find(|(d, _)| *d == k).map_or(k, |(_, h)| *h);
+            self.set(key, v, Origin::XmlFile);
+        }
+        Ok(())
+    }
+
     /// Warnings for the keys a store did not use (`used` lists the keys it reads).
     pub fn unused(&self, store: &str, used: &[&str]) -> Vec<String> {
         self.values
@@ -98,6 +118,15 @@ impl StoreConfig {
             .collect()
     }
 }
+
+/// Doris conf keys and the configuration keys they mean.
+pub const DORIS_KEYS: &[(&str, &str)] = &[
+    ("AWS_ACCESS_KEY", "fs.s3a.access.key"),
+    ("AWS_SECRET_KEY", "fs.s3a.secret.key"),
+    ("AWS_ENDPOINT", "fs.s3a.endpoint"),
+    ("AWS_REGION", "fs.s3a.endpoint.region"),
+    ("AWS_TOKEN", "fs.s3a.session.token"),
+];
 
 /// Whether a key holds a secret whose value must never be shown.
 pub fn is_secret_key(key: &str) -> bool {
@@ -138,6 +167,22 @@ mod tests {
         assert!(e.contains("fs.s3a.secret.key"));
         assert!(is_secret_key("fs.s3a.secret.key"));
         assert!(!is_secret_key("fs.s3a.endpoint"));
+    }
+
+    #[test]
+    fn reads_doris_conf() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s3.conf");
+        std::fs::write(&p, "# comment\nAWS_ACCESS_KEY=ak\n\nAWS_REGION = ap-beijing\nfile_path=s3://b/k\n").unwrap();
+        let mut c = StoreConfig::default();
+        c.add_definitions(&["fs.s3a.endpoint.region=flag".into()]).unwrap();
+        c.add_conf_file(&p).unwrap();
+        assert_eq!(c.get("fs.s3a.access.key"), Some("ak"));
+        assert_eq!(c.get("file_path"), Some("s3://b/k"));
+        assert_eq!(c.get("fs.s3a.endpoint.region"), Some("flag"), "-D wins over the file");
+        std::fs::write(&p, "AWS_ACCESS_KEY=ak\nbroken line\n").unwrap();
+        let e = c.add_conf_file(&p).unwrap_err();
+        assert!(e.contains("line 2: expected key=value"), "{e}");
     }
 
     #[test]
