@@ -23,11 +23,11 @@ else
   echo "clippy is not installed: lint skipped"
 fi
 
-step "start the S3 server (versitygw) on 127.0.0.1"
-eval "$(scripts/s3-server.sh start)"
-trap 'scripts/s3-server.sh stop "$STOREBENCH_S3_PID" "$STOREBENCH_S3_ROOT"' EXIT
+step "start the object-store servers on 127.0.0.1 (versitygw, Azurite, fake-gcs-server, http-server)"
+eval "$(scripts/object-servers.sh start)"
+trap 'scripts/object-servers.sh stop "$STOREBENCH_SERVERS_ROOT"' EXIT
 export STOREBENCH_REQUIRE_S3=1
-echo "S3 server pid $STOREBENCH_S3_PID at $STOREBENCH_S3_ENDPOINT"
+echo "S3 at $STOREBENCH_S3_ENDPOINT, Azure at $STOREBENCH_AZ_ENDPOINT, GCS at $STOREBENCH_GCS_ENDPOINT, HTTP at $STOREBENCH_HTTP_URL"
 
 step "cargo test"
 cargo test --all-targets

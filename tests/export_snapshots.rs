@@ -77,6 +77,7 @@ fn seed_report() -> RunReport {
             hflush: false,
             direct: false,
             fsync_on_close: false,
+            read_only: false,
             rename: false,
             keep: false,
             verify: false,

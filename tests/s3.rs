@@ -113,7 +113,7 @@ fn bandwidth_on_s3_every_policy_and_neighbours_survive() {
     w.write(b"not storebench's").unwrap();
     w.close().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    for policy in ["whole-file", "sequential", "random", "prefetch"] {
+    for policy in ["whole-file", "sequential", "random", "prefetch", "vector"] {
         let json = dir.path().join(format!("{policy}.json"));
         s3.cmd()
             .args([
@@ -143,7 +143,15 @@ fn bandwidth_on_s3_every_policy_and_neighbours_survive() {
         let get = |k: &str| store.counters.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap();
         assert_eq!(get("multipart_completed"), 1);
         assert_eq!(get("multipart_parts"), 3);
-        let expected_gets = if policy == "whole-file" { 1 } else { 12 };
+        // Every HTTP attempt is counted: a clean local run retries nothing.
+        assert_eq!((get("http_retries"), get("http_5xx"), get("http_transport_errors")), (0, 0, 0));
+        assert!(get("http_attempts") >= get("get_requests") + get("head_requests") + 5, "{store:?}");
+        // whole-file: one GET; vector: 4 adjacent blocks per call merge into one GET; else one per block.
+        let expected_gets = match policy {
+            "whole-file" => 1,
+            "vector" => 3,
+            _ => 12,
+        };
         assert_eq!(get("get_requests"), expected_gets, "{policy}");
         if policy == "prefetch" {
             // Every block after the first was already under way when it was asked for.
@@ -251,4 +259,79 @@ fn missing_bucket_and_unreachable_endpoint_fail_fast_and_clearly() {
         .code(1)
         .stderr(predicate::str::contains("cannot reach http://127.0.0.1:9"));
     assert!(start.elapsed().as_secs() < 30, "bounded retries");
+}
+
+#[test]
+fn aws_profile_supplies_credentials_and_endpoint() {
+    let Some(s3) = server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (creds, conf) = (dir.path().join("credentials"), dir.path().join("config"));
+    std::fs::write(
+        &creds,
+        format!(
+            "[default]\naws_access_key_id = WRONG\n\n[bench]\naws_access_key_id = {}\naws_secret_access_key = {}\n",
+            s3.access, s3.secret
+        ),
+    )
+    .unwrap();
+    std::fs::write(&conf, format!("[profile bench]\nregion = us-east-1\nendpoint_url = {}\n", s3.endpoint)).unwrap();
+    let url = format!("s3://{}/{}", s3.bucket, unique("profile"));
+    let run = |profile: &str| {
+        let mut c = Command::cargo_bin("storebench").unwrap();
+        c.env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .env_remove("AWS_ENDPOINT_URL")
+            .env("AWS_SHARED_CREDENTIALS_FILE", &creds)
+            .env("AWS_CONFIG_FILE", &conf)
+            .args(["bandwidth", "1m", "-q", "--profile", profile, &url]);
+        c.assert()
+    };
+    run("bench").success();
+    // An unknown profile names itself and the files looked in.
+    run("nope").code(2).stderr(predicate::str::contains("AWS profile 'nope' is not in"));
+    // AWS_PROFILE chooses the same way as --profile.
+    let mut c = Command::cargo_bin("storebench").unwrap();
+    c.env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env("AWS_SHARED_CREDENTIALS_FILE", &creds)
+        .env("AWS_CONFIG_FILE", &conf)
+        .env("AWS_PROFILE", "bench")
+        .args(["bandwidth", "1m", "-q", &url])
+        .assert()
+        .success();
+}
+
+#[test]
+fn read_only_reads_an_existing_object_and_leaves_it() {
+    let Some(s3) = server() else { return };
+    let prefix = unique("readonly");
+    let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
+    let key = format!("{prefix}/data.bin");
+    let mut w = t.store.create(&key, &Default::default()).unwrap();
+    w.write(&vec![1u8; 3 << 20]).unwrap();
+    w.close().unwrap();
+    let json = tempfile::NamedTempFile::new().unwrap();
+    s3.cmd()
+        .args(["bandwidth", "2m", "--block", "512k", "--read-only", "--policy", "sequential", "-q", "--json"])
+        .arg(json.path())
+        .arg(format!("s3://{}/{key}", s3.bucket))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Download Summary"))
+        .stdout(predicate::str::contains("Upload Summary").not());
+    let r: RunReport = serde_json::from_str(&std::fs::read_to_string(json.path()).unwrap()).unwrap();
+    assert_eq!(r.phases.len(), 1);
+    assert_eq!((r.phases[0].bytes, r.phases[0].blocks.count), (2 << 20, 4));
+    // Nothing written, nothing deleted.
+    let store = &r.counters.iter().find(|g| g.scope == "store").unwrap().counters;
+    assert!(store.contains(&("put_requests".into(), 0)) && store.contains(&("delete_requests".into(), 0)));
+    assert_eq!(t.store.stat(&key).unwrap().map(|m| m.size), Some(3 << 20));
+    // Asking for more than the object holds is refused before anything is read.
+    s3.cmd()
+        .args(["bandwidth", "4m", "--read-only", "-q"])
+        .arg(format!("s3://{}/{key}", s3.bucket))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("holds 3145728 bytes, fewer than SIZE 4194304"));
+    t.store.delete(&key).unwrap();
 }

@@ -22,6 +22,7 @@ pub const SINGLE_DASH: &[(&str, &str)] = &[
     ("-quiet", "--quiet"),
     ("-direct", "--direct"),
     ("-overwrite", "--overwrite"),
+    ("-read-only", "--read-only"),
     ("-conf", "--conf"),
     ("-endpoint", "--endpoint"),
     ("-region", "--region"),
@@ -112,6 +113,11 @@ pub struct BandwidthArgs {
     /// Replace the target file if it exists (otherwise storebench refuses to touch it).
     #[arg(long)]
     pub overwrite: bool,
+
+    /// Only download: read the first SIZE bytes of the existing file or object URL names (an http(s)://
+    /// URL, a dataset). Nothing is written, renamed or deleted.
+    #[arg(long, conflicts_with_all = ["rename", "verify", "keep", "overwrite", "flush", "hflush", "fsync_on_close"])]
+    pub read_only: bool,
 
     /// Store connection options.
     #[command(flatten)]

@@ -18,9 +18,13 @@ pub const DIRECT_ALIGN: u64 = 4096;
 /// Store options given as flags; each sets a configuration key with the highest precedence.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct StoreFlags {
-    /// Object store endpoint, e.g. http://127.0.0.1:7070 (fs.s3a.endpoint).
+    /// Object store endpoint, e.g. http://127.0.0.1:7070 (fs.s3a.endpoint, fs.gs.storage.root.url,
+    /// fs.azure.endpoint).
     #[arg(long, value_name = "URL")]
     pub endpoint: Option<String>,
+    /// AWS named profile from ~/.aws/credentials and ~/.aws/config (fs.s3a.profile; AWS_PROFILE).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
     /// Object store region (fs.s3a.endpoint.region).
     #[arg(long)]
     pub region: Option<String>,
@@ -61,16 +65,21 @@ pub fn store_config(
     }
     c.add_definitions(defines)?;
     if let Some(e) = &flags.endpoint {
-        c.set("fs.s3a.endpoint", e, Origin::Flag);
+        for key in ["fs.s3a.endpoint", "fs.gs.storage.root.url", "fs.azure.endpoint"] {
+            c.set(key, e, Origin::Option);
+        }
+    }
+    if let Some(p) = &flags.profile {
+        c.set("fs.s3a.profile", p, Origin::Option);
     }
     if let Some(r) = &flags.region {
-        c.set("fs.s3a.endpoint.region", r, Origin::Flag);
+        c.set("fs.s3a.endpoint.region", r, Origin::Option);
     }
     if flags.path_style {
-        c.set("fs.s3a.path.style.access", "true", Origin::Flag);
+        c.set("fs.s3a.path.style.access", "true", Origin::Option);
     }
     if flags.allow_http {
-        c.set("fs.s3a.connection.ssl.enabled", "false", Origin::Flag);
+        c.set("fs.s3a.connection.ssl.enabled", "false", Origin::Option);
     }
     Ok(c)
 }
@@ -114,8 +123,12 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
             }
         }
     }
-    if args.policy == crate::workload::bandwidth::ReadPolicy::Prefetch && args.prefetch == 0 {
-        return Err("invalid --prefetch '0': the prefetch policy needs at least 1 block ahead".into());
+    use crate::workload::bandwidth::ReadPolicy;
+    if matches!(args.policy, ReadPolicy::Prefetch | ReadPolicy::Vector) && args.prefetch == 0 {
+        return Err(format!(
+            "invalid --prefetch '0': the {} policy needs at least 1 block (ahead, or per vectored read)",
+            args.policy.name()
+        ));
     }
     let config = store_config(&args.xmlfile, &args.define, &args.store)?;
     let url = match &args.url {
@@ -148,6 +161,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
         direct: args.direct,
         fsync_on_close: args.fsync_on_close,
         overwrite: args.overwrite,
+        read_only: args.read_only,
         seed: args.seed.unwrap_or_else(clock_seed),
         prefetch: args.prefetch,
     };

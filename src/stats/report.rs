@@ -72,6 +72,9 @@ pub struct BandwidthParams {
     pub direct: bool,
     /// close() included an fsync (`--fsync-on-close`).
     pub fsync_on_close: bool,
+    /// Only an existing file was downloaded (`--read-only`); absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
     /// The file was renamed before the download (`--rename`).
     pub rename: bool,
     /// The file was kept (`--keep`).

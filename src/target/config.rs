@@ -15,6 +15,9 @@ pub enum Origin {
     XmlFile,
     /// A `-D key=value` flag.
     Flag,
+    /// A store option given as its own flag (`--endpoint`, `--region`, ...), which sets the key of
+    /// every store that has one.
+    Option,
 }
 
 /// Configuration keys for stores, with the origin of each value.
@@ -31,6 +34,13 @@ impl StoreConfig {
             _ => {
                 self.values.insert(key.to_string(), (value.to_string(), origin));
             }
+        }
+    }
+
+    /// Sets a key only if nothing set it yet (an AWS profile, below the variables it stands beside).
+    pub fn set_if_absent(&mut self, key: &str, value: &str, origin: Origin) {
+        if !self.values.contains_key(key) {
+            self.values.insert(key.to_string(), (value.to_string(), origin));
         }
     }
 
@@ -109,11 +119,13 @@ impl StoreConfig {
         Ok(())
     }
 
-    /// Warnings for the keys a store did not use (`used` lists the keys it reads).
+    /// Warnings for the keys a store did not use (`used` lists the keys it reads). Keys from the
+    /// environment and from store flags are meant for whichever store the URL names: no warning.
     pub fn unused(&self, store: &str, used: &[&str]) -> Vec<String> {
         self.values
-            .keys()
-            .filter(|k| !used.contains(&k.as_str()))
+            .iter()
+            .filter(|(k, (_, o))| !used.contains(&k.as_str()) && matches!(o, Origin::XmlFile | Origin::Flag))
+            .map(|(k, _)| k)
             .map(|k| format!("warning: configuration key '{k}' is not used by the {store} store; ignored"))
             .collect()
     }

@@ -59,13 +59,16 @@ pub struct Prefetch {
     pub block: u64,
     /// Blocks fetched ahead of the one being read.
     pub depth: usize,
+    /// Offset the reader stops at: nothing at or past it is fetched (the file's length, or less when
+    /// only a first part is read).
+    pub end: u64,
 }
 
 impl Prefetch {
     /// Where the read-ahead window ends when the block at `offset` is read: the block itself and
-    /// `depth` more, no further than the file's `len`.
+    /// `depth` more, no further than the file's `len` or the reader's `end`.
     pub fn window_end(&self, offset: u64, len: u64) -> u64 {
-        (offset + self.block * (self.depth as u64 + 1)).min(len)
+        (offset + self.block * (self.depth as u64 + 1)).min(len).min(self.end)
     }
 }
 
@@ -189,6 +192,12 @@ pub trait ReadStream: Send {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError>;
     /// Reads the next bytes of one streaming read that began at offset 0.
     fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError>;
+    /// Reads several ranges in one vectored call (Hadoop's readVectored): `bufs[i]` is filled from
+    /// `offsets[i]`. Stores that can coalesce and parallelize the ranges do; the default reads them one
+    /// after the other. Returns how many bytes each range got.
+    fn read_vector(&mut self, offsets: &[u64], bufs: &mut [&mut [u8]]) -> Result<Vec<usize>, StoreError> {
+        offsets.iter().zip(bufs.iter_mut()).map(|(&o, b)| self.read_at(o, b).map(|i| i.bytes)).collect()
+    }
     /// Closes the stream; returns its counters.
     fn close(self: Box<Self>) -> Result<Counters, StoreError>;
 }
@@ -257,10 +266,10 @@ pub const SCHEMES: &[(&str, bool)] = &[
     ("file", true),
     ("memory", true),
     ("s3", cfg!(feature = "s3")),
-    ("gs", false),
-    ("az", false),
-    ("http", false),
-    ("https", false),
+    ("gs", cfg!(feature = "s3")),
+    ("az", cfg!(feature = "s3")),
+    ("http", cfg!(feature = "s3")),
+    ("https", cfg!(feature = "s3")),
     ("hdfs", false),
 ];
 
@@ -296,7 +305,7 @@ pub fn open_target(url: &str, config: &StoreConfig) -> Result<Target, String> {
             Ok(local::LocalStore::target(&path).with_warnings(config.unused("file://", &[])))
         }
         #[cfg(feature = "s3")]
-        "s3" => object::S3Store::target(url, rest, config),
+        "s3" | "gs" | "az" | "http" | "https" => object::ObjStore::target(&scheme, url, rest, config),
         "memory" => Ok(memory::MemoryStore::target(rest).with_warnings(config.unused("memory://", &[]))),
         other => match SCHEMES.iter().find(|(s, _)| *s == other) {
             Some(_) => Err(format!(
@@ -335,8 +344,8 @@ mod tests {
         assert!(open_target("memory://bucket/x", &cfg).is_ok());
         let e = open_target("file://host/x", &cfg).unwrap_err();
         assert!(e.contains("three slashes"), "{e}");
-        let e = open_target("gs://bucket/x", &cfg).unwrap_err();
-        assert!(e.contains("'gs://'") && e.contains("file://"), "{e}");
+        let e = open_target("hdfs://nn:8020/x", &cfg).unwrap_err();
+        assert!(e.contains("'hdfs://'") && e.contains("gs://"), "{e}");
         let e = open_target("foo://x", &cfg).unwrap_err();
         assert!(e.contains("unknown URL scheme 'foo://'"), "{e}");
     }

@@ -1,54 +1,28 @@
-//! `s3://bucket/prefix`: S3 and S3-compatible object stores through Apache Arrow's `object_store`.
+//! Object stores through Apache Arrow's `object_store`: `s3://`, `gs://`, `az://` and read-only
+//! `http(s)://`, one implementation of the `Store` trait for all of them (`clouds.rs` builds the client
+//! each scheme needs).
 //!
-//! Uploads behave as Hadoop's s3a: below the multipart size the object goes up in one PUT inside
-//! close(); above it, a multipart upload with parts of `fs.s3a.multipart.size` and at most
-//! `fs.s3a.fast.upload.active.blocks` parts in flight, so block writes return at once until the queue
-//! is full and close() completes the upload. A failed or abandoned upload is aborted.
-//!
-//! Configuration keys (same meaning from `-D`, `--xmlfile` and the environment; flags win over files
-//! over env): fs.s3a.endpoint, fs.s3a.endpoint.region, fs.s3a.access.key, fs.s3a.secret.key,
-//! fs.s3a.session.token, fs.s3a.path.style.access, fs.s3a.connection.ssl.enabled,
-//! fs.s3a.multipart.size, fs.s3a.fast.upload.active.blocks, fs.s3a.attempts.maximum.
+//! Uploads behave as Hadoop's s3a on every store: below the multipart size the object goes up in one
+//! PUT inside close(); above it, a multipart upload with parts of the multipart size and at most
+//! "active blocks" parts in flight, so block writes return at once until the queue is full and
+//! close() completes the upload. A failed or abandoned upload is aborted. Every HTTP attempt is
+//! counted, retries included (`wire.rs`).
 
 use super::*;
-use crate::plan::size::parse_size;
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::StreamExt;
-use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path as ObjPath;
-use object_store::{
-    BackoffConfig, ClientOptions, GetOptions, GetRange, MultipartUpload, ObjectStore, PutPayload, RetryConfig,
-};
+use object_store::{GetOptions, GetRange, MultipartUpload, ObjectStore, PutPayload};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
-/// The configuration keys the S3 store reads.
-pub const S3_KEYS: &[&str] = &[
-    "fs.s3a.endpoint",
-    "fs.s3a.endpoint.region",
-    "fs.s3a.access.key",
-    "fs.s3a.secret.key",
-    "fs.s3a.session.token",
-    "fs.s3a.path.style.access",
-    "fs.s3a.connection.ssl.enabled",
-    "fs.s3a.multipart.size",
-    "fs.s3a.fast.upload.active.blocks",
-    "fs.s3a.attempts.maximum",
-];
+mod clouds;
+mod profile;
+pub mod wire;
 
-/// Environment variables and the keys they set (lowest precedence).
-pub const ENV_KEYS: &[(&str, &str)] = &[
-    ("AWS_ENDPOINT_URL", "fs.s3a.endpoint"),
-    ("AWS_ENDPOINT", "fs.s3a.endpoint"),
-    ("AWS_REGION", "fs.s3a.endpoint.region"),
-    ("AWS_DEFAULT_REGION", "fs.s3a.endpoint.region"),
-    ("AWS_ACCESS_KEY_ID", "fs.s3a.access.key"),
-    ("AWS_SECRET_ACCESS_KEY", "fs.s3a.secret.key"),
-    ("AWS_SESSION_TOKEN", "fs.s3a.session.token"),
-];
+pub use clouds::{AZURE_KEYS, COMMON_KEYS, ENV_KEYS, GCS_KEYS, S3_KEYS};
 
 #[derive(Default)]
 struct Counts {
@@ -67,111 +41,58 @@ struct Counts {
     errors: AtomicU64,
 }
 
-/// An S3 bucket.
-pub struct S3Store {
-    inner: Arc<AmazonS3>,
+/// A bucket or container of an object store, or a web server.
+pub struct ObjStore {
+    inner: Arc<dyn ObjectStore>,
     rt: Arc<Runtime>,
+    /// "s3", "gs", "az", "http" or "https".
+    scheme: &'static str,
+    /// The store's name in messages ("S3", "GCS", ...).
+    name: &'static str,
     bucket: String,
     endpoint: String,
     part_size: usize,
     active_blocks: usize,
+    writable: bool,
     counts: Arc<Counts>,
+    wire: Arc<wire::Wire>,
     key_id: String,
 }
 
-fn bool_key(config: &StoreConfig, key: &str, default: bool) -> Result<bool, String> {
-    match config.get(key) {
-        None => Ok(default),
-        Some(v) => match v.to_ascii_lowercase().as_str() {
-            "true" | "1" | "yes" => Ok(true),
-            "false" | "0" | "no" => Ok(false),
-            _ => Err(format!("invalid {key} '{v}': expected true or false")),
-        },
-    }
-}
-
-impl S3Store {
-    /// A target for `s3://bucket/path`.
-    pub fn target(url: &str, rest: &str, config: &StoreConfig) -> Result<Target, String> {
-        let (bucket, path) = rest.split_once('/').unwrap_or((rest, ""));
-        if bucket.is_empty() {
-            return Err(format!("invalid S3 URL '{url}': expected s3://bucket/path"));
-        }
-        // Client options first: with_client_options replaces them all, allow_http included.
-        let mut b = AmazonS3Builder::new().with_bucket_name(bucket).with_client_options(
-            ClientOptions::new().with_connect_timeout(Duration::from_secs(5)).with_timeout(Duration::from_secs(300)),
-        );
-        let ssl = bool_key(config, "fs.s3a.connection.ssl.enabled", true)?;
-        let endpoint = match config.get("fs.s3a.endpoint") {
-            Some(e) if e.contains("://") => e.to_string(),
-            Some(e) => format!("{}://{e}", if ssl { "https" } else { "http" }),
-            None => String::new(),
+impl ObjStore {
+    /// A target for `scheme://bucket/path` (`rest` is what follows `://`).
+    pub fn target(scheme: &str, url: &str, rest: &str, config: &StoreConfig) -> Result<Target, String> {
+        let wire = Arc::new(wire::Wire::default());
+        let shown = redact_url(url);
+        let (scheme, name, built) = match scheme {
+            "s3" => ("s3", "S3", clouds::s3(&shown, rest, config, &wire)?),
+            "gs" => ("gs", "GCS", clouds::gcs(&shown, rest, config, &wire)?),
+            "az" => ("az", "Azure Blob", clouds::azure(&shown, rest, config, &wire)?),
+            "http" => ("http", "HTTP", clouds::http(&shown, "http", rest, config, &wire)?),
+            "https" => ("https", "HTTPS", clouds::http(&shown, "https", rest, config, &wire)?),
+            other => return Err(format!("'{other}://' is not an object store scheme")),
         };
-        if !endpoint.is_empty() {
-            b = b.with_endpoint(&endpoint).with_allow_http(endpoint.starts_with("http://"));
-        }
-        let path_style = bool_key(config, "fs.s3a.path.style.access", !endpoint.is_empty())?;
-        b = b.with_virtual_hosted_style_request(!path_style);
-        b = b.with_region(config.get("fs.s3a.endpoint.region").unwrap_or("us-east-1"));
-        if let Some(k) = config.get("fs.s3a.access.key") {
-            b = b.with_access_key_id(k);
-        }
-        if let Some(s) = config.get("fs.s3a.secret.key") {
-            b = b.with_secret_access_key(s);
-        }
-        if let Some(t) = config.get("fs.s3a.session.token") {
-            b = b.with_token(t);
-        }
-        let attempts: usize = match config.get("fs.s3a.attempts.maximum") {
-            None => 3,
-            Some(v) => v.parse().map_err(|_| format!("invalid fs.s3a.attempts.maximum '{v}': expected a count"))?,
-        };
-        b = b.with_retry(RetryConfig {
-            backoff: BackoffConfig {
-                init_backoff: Duration::from_millis(100),
-                max_backoff: Duration::from_secs(2),
-                base: 2.0,
-            },
-            max_retries: attempts,
-            retry_timeout: Duration::from_secs(20),
-        });
-
-        let part_size = match config.get("fs.s3a.multipart.size") {
-            None => 64 << 20,
-            Some(v) => parse_size(v).map_err(|e| format!("fs.s3a.multipart.size: {e}"))? as usize,
-        };
-        if part_size < 5 << 20 {
-            return Err(format!("fs.s3a.multipart.size {part_size} is below S3's 5 MiB minimum part size"));
-        }
-        let active_blocks: usize = match config.get("fs.s3a.fast.upload.active.blocks") {
-            None => 4,
-            Some(v) => match v.parse() {
-                Ok(n) if n > 0 => n,
-                _ => {
-                    return Err(format!(
-                        "invalid fs.s3a.fast.upload.active.blocks '{v}': expected a count of 1 or more"
-                    ))
-                }
-            },
-        };
-        let inner = b.build().map_err(|e| format!("cannot configure S3 for '{}': {e}", redact_url(url)))?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
-            .thread_name("storebench-s3")
+            .thread_name("storebench-io")
             .build()
-            .map_err(|e| format!("cannot start the S3 client runtime: {e}"))?;
-        let store = S3Store {
-            inner: Arc::new(inner),
+            .map_err(|e| format!("cannot start the {name} client runtime: {e}"))?;
+        let store = ObjStore {
+            inner: built.inner,
             rt: Arc::new(rt),
-            bucket: bucket.to_string(),
-            endpoint,
-            part_size,
-            active_blocks,
+            scheme,
+            name,
+            bucket: built.bucket,
+            endpoint: built.endpoint,
+            part_size: built.part_size,
+            active_blocks: built.active_blocks,
+            writable: built.writable,
             counts: Arc::new(Counts::default()),
-            key_id: config.get("fs.s3a.access.key").unwrap_or("(none: anonymous or instance credentials)").to_string(),
+            wire,
+            key_id: built.key_id,
         };
-        Ok(Target { store: Arc::new(store), path: path.to_string(), warnings: config.unused("s3://", S3_KEYS) })
+        Ok(Target { store: Arc::new(store), path: built.path, warnings: built.warnings })
     }
 
     fn key(&self, path: &str) -> Result<ObjPath, StoreError> {
@@ -182,9 +103,9 @@ impl S3Store {
         })
     }
 
-    /// The s3:// URL of a path in this bucket, for messages.
+    /// The URL of a path in this bucket, for messages.
     fn display(&self, path: &str) -> String {
-        format!("s3://{}/{path}", self.bucket)
+        format!("{}://{}/{path}", self.scheme, self.bucket)
     }
 
     fn object(&self, path: &str) -> Result<Object, StoreError> {
@@ -201,7 +122,7 @@ impl S3Store {
 
     fn where_(&self) -> String {
         if self.endpoint.is_empty() {
-            "AWS S3".into()
+            format!("the {} service", self.name)
         } else {
             self.endpoint.clone()
         }
@@ -242,12 +163,19 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
 /// One line from an object_store error: the HTTP status and the server's Code and Message when the
 /// response carried an S3 XML error, else the message with its whitespace squashed.
 fn summarize(text: &str) -> String {
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let status = text.split("status code: ").nth(1).and_then(|r| r.split(':').next()).map(str::trim);
+    // Azure appends "RequestId:... Time:..." on lines of their own to its messages.
+    let message = |m: &str| squash(m.split("RequestId:").next().unwrap_or(m));
     match (between(text, "<Code>", "</Code>"), between(text, "<Message>", "</Message>")) {
-        (Some(code), msg) => format!("HTTP {} {code}: {}", status.unwrap_or("error"), msg.unwrap_or(""))
+        (Some(code), msg) => format!("HTTP {} {code}: {}", status.unwrap_or("error"), message(msg.unwrap_or("")))
             .trim_end_matches(": ")
             .to_string(),
-        _ => text.split_whitespace().collect::<Vec<_>>().join(" "),
+        // GCS answers in JSON: {"error":{"code":400,"message":"..."}}.
+        _ => match (status, between(text, "\"message\":\"", "\"")) {
+            (Some(s), Some(m)) => format!("HTTP {s}: {}", message(m)),
+            _ => squash(text),
+        },
     }
 }
 
@@ -287,7 +215,7 @@ fn map_err(op: &'static str, path: &str, endpoint: &str, key_id: &str, e: object
 
 /// One object and everything a stream needs to reach it and to report its errors.
 struct Object {
-    store: Arc<AmazonS3>,
+    store: Arc<dyn ObjectStore>,
     rt: Arc<Runtime>,
     counts: Arc<Counts>,
     key: ObjPath,
@@ -309,7 +237,7 @@ impl Object {
     }
 }
 
-struct S3Write {
+struct ObjWrite {
     obj: Object,
     buf: Vec<u8>,
     part_size: usize,
@@ -321,7 +249,7 @@ struct S3Write {
     part_times: Vec<SubOp>,
 }
 
-impl S3Write {
+impl ObjWrite {
     /// Sends one part; waits for the oldest part when `active_blocks` are in flight.
     fn send_part(&mut self, data: Vec<u8>) -> Result<(), StoreError> {
         if self.upload.is_none() {
@@ -375,7 +303,7 @@ impl S3Write {
     }
 }
 
-impl WriteStream for S3Write {
+impl WriteStream for ObjWrite {
     fn write(&mut self, data: &[u8]) -> Result<(), StoreError> {
         let mut rest = data;
         while !rest.is_empty() {
@@ -400,7 +328,10 @@ impl WriteStream for S3Write {
     }
 
     fn hflush(&mut self) -> Result<(), StoreError> {
-        Err(StoreError::Unsupported("S3 cannot make data durable before close(): drop --hflush".into()))
+        Err(StoreError::Unsupported(format!(
+            "{} cannot make data durable before close() (object stores publish an object whole): drop --hflush",
+            self.obj.path
+        )))
     }
 
     fn close(mut self: Box<Self>) -> Result<Closed, StoreError> {
@@ -451,7 +382,7 @@ impl WriteStream for S3Write {
     }
 }
 
-impl Drop for S3Write {
+impl Drop for ObjWrite {
     fn drop(&mut self) {
         // An upload dropped without close() or abort() (a panic, an early return) is aborted too.
         self.abort_upload();
@@ -460,7 +391,7 @@ impl Drop for S3Write {
 
 type Fetch = JoinHandle<object_store::Result<Bytes>>;
 
-struct S3Read {
+struct ObjRead {
     obj: Object,
     prefetch: Option<Prefetch>,
     /// Block GETs under way, by offset.
@@ -474,7 +405,7 @@ struct S3Read {
     gets: u64,
 }
 
-impl S3Read {
+impl ObjRead {
     /// Starts GETs for the blocks from `offset` up to `depth` blocks past it.
     fn schedule(&mut self, offset: u64, p: Prefetch) {
         let limit = p.window_end(offset, self.len);
@@ -569,7 +500,7 @@ impl S3Read {
     }
 }
 
-impl ReadStream for S3Read {
+impl ReadStream for ObjRead {
     fn len(&self) -> u64 {
         self.len
     }
@@ -587,6 +518,38 @@ impl ReadStream for S3Read {
         let r = self.drain(stream, buf, false);
         self.leftover = saved;
         r
+    }
+
+    fn read_vector(&mut self, offsets: &[u64], bufs: &mut [&mut [u8]]) -> Result<Vec<usize>, StoreError> {
+        let ranges: Vec<std::ops::Range<u64>> = offsets
+            .iter()
+            .zip(bufs.iter())
+            .map(|(&o, b)| o.min(self.len)..(o + b.len() as u64).min(self.len))
+            .collect();
+        // As object_store's get_ranges: ranges less than 1 MiB apart merge into one GET, and up to 10
+        // merged GETs run in parallel. Done here so that each GET is counted.
+        let (store, key, counts) = (self.obj.store.clone(), self.obj.key.clone(), self.obj.counts.clone());
+        let mut merged = 0;
+        let fetch = |r: std::ops::Range<u64>| {
+            merged += 1;
+            counts.requests_get.fetch_add(1, Ordering::Relaxed);
+            let (store, key) = (store.clone(), key.clone());
+            async move { store.get_range(&key, r).await }
+        };
+        let data = self
+            .obj
+            .rt
+            .block_on(object_store::coalesce_ranges(&ranges, fetch, object_store::OBJECT_STORE_COALESCE_DEFAULT))
+            .map_err(|e| self.obj.err("get ranges of", e))?;
+        self.gets += merged;
+        let mut got = Vec::with_capacity(bufs.len());
+        for (b, d) in bufs.iter_mut().zip(&data) {
+            let n = d.len().min(b.len());
+            b[..n].copy_from_slice(&d[..n]);
+            self.obj.counts.bytes_get.fetch_add(n as u64, Ordering::Relaxed);
+            got.push(n);
+        }
+        Ok(got)
     }
 
     fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
@@ -610,9 +573,9 @@ impl ReadStream for S3Read {
     }
 }
 
-impl Store for S3Store {
+impl Store for ObjStore {
     fn url(&self) -> String {
-        format!("s3://{}/", self.bucket)
+        format!("{}://{}/", self.scheme, self.bucket)
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -621,7 +584,8 @@ impl Store for S3Store {
 
     fn engine(&self, _direct: bool) -> String {
         format!(
-            "object_store S3 client to {}, multipart size {} MiB, {} active blocks",
+            "object_store {} client to {}, multipart size {} MiB, {} active blocks",
+            self.name,
             self.where_(),
             self.part_size >> 20,
             self.active_blocks
@@ -630,13 +594,19 @@ impl Store for S3Store {
 
     fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError> {
         if opts.direct {
-            return Err(StoreError::Unsupported("S3 has no page cache to bypass: drop --direct".into()));
+            return Err(StoreError::Unsupported(format!("{} has no page cache to bypass: drop --direct", self.name)));
+        }
+        if !self.writable {
+            return Err(StoreError::Unsupported(format!(
+                "{} is read-only for storebench: write to s3://, gs://, az:// or a file, or read an existing object",
+                self.display(path)
+            )));
         }
         if !opts.overwrite && self.head(path)?.is_some() {
             return Err(StoreError::AlreadyExists { path: self.display(path) });
         }
         let cap = opts.size_hint.map_or(self.part_size, |s| (s as usize).min(self.part_size));
-        Ok(Box::new(S3Write {
+        Ok(Box::new(ObjWrite {
             obj: self.object(path)?,
             buf: Vec::with_capacity(cap),
             part_size: self.part_size,
@@ -651,7 +621,7 @@ impl Store for S3Store {
 
     fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
         let len = self.head(path)?.ok_or_else(|| StoreError::NotFound { path: self.display(path) })?;
-        Ok(Box::new(S3Read {
+        Ok(Box::new(ObjRead {
             obj: self.object(path)?,
             prefetch: opts.prefetch,
             ahead: Default::default(),
@@ -669,6 +639,11 @@ impl Store for S3Store {
             if let Some(size) = self.head(path)? {
                 return Ok(Some(Meta { size, is_dir: false }));
             }
+        }
+        let root_or_dir = path.trim_matches('/').is_empty() || path.ends_with('/');
+        if !self.writable {
+            // A plain web server cannot list (that is WebDAV's PROPFIND): a path is an object or nothing.
+            return Ok(root_or_dir.then_some(Meta { size: 0, is_dir: true }));
         }
         let is_dir = path.trim_matches('/').is_empty() || !self.list(path)?.is_empty();
         Ok(is_dir.then_some(Meta { size: 0, is_dir: true }))
@@ -744,6 +719,9 @@ impl Store for S3Store {
             ("bytes_put".into(), l(&c.bytes_put)),
             ("errors".into(), l(&c.errors)),
         ]
+        .into_iter()
+        .chain(self.wire.counters())
+        .collect()
     }
 }
 
@@ -756,5 +734,9 @@ mod tests {
         let t = "Error performing GET http://h/b in 1ms - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>";
         assert_eq!(summarize(t), "HTTP 404 Not Found NoSuchBucket: The specified bucket does not exist");
         assert_eq!(summarize("a\n  b"), "a b");
+        let az = "Server returned non-2xx status code: 404 Not Found: <Error><Code>ContainerNotFound</Code><Message>The specified container does not exist.\nRequestId:5c0\nTime:2026-11-22T11:50:40Z</Message></Error>";
+        assert_eq!(summarize(az), "HTTP 404 Not Found ContainerNotFound: The specified container does not exist.");
+        let gcs = "Error performing PUT http://h/b/o in 1ms - Server returned non-2xx status code: 400 Bad Request: {\"error\":{\"code\":400,\"message\":\"invalid uploadType\",\"errors\":[]}}";
+        assert_eq!(summarize(gcs), "HTTP 400 Bad Request: invalid uploadType");
     }
 }
