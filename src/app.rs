@@ -86,6 +86,7 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
     };
     let result = match cli.command {
         Command::Bandwidth(args) => run_bandwidth(args),
+        Command::Ops(args) => run_ops(args),
     };
     match result {
         Ok(()) => 0,
@@ -104,6 +105,63 @@ fn print_stdout(text: &str) {
     // A closed pipe (storebench ... | head) is not an error worth a panic.
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
+    use crate::workload::ops;
+    let (plan, target) = crate::plan::ops(&args).map_err(Error::Usage)?;
+    for w in &target.warnings {
+        eprintln!("storebench: {w}");
+    }
+    let json_file = match &args.json {
+        Some(p) => Some(
+            std::fs::File::create(p)
+                .map_err(|e| Error::Usage(format!("cannot create the JSON file {}: {e}", p.display())))?,
+        ),
+        None => None,
+    };
+    let dir = ops::prepare_dir(&target).map_err(Error::Run)?;
+    let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    if plan.op == crate::cli::ops::Op::OpenRead {
+        if let Err(e) = ops::prepare_files(&target, &dir, &plan) {
+            let _ = ops::cleanup(&plan, &target, &dir);
+            return Err(Error::Run(e));
+        }
+    }
+    let ctx = RunContext::new(stop_flag());
+    let total = plan.iterations.map_or(0, |n| n * plan.threads as u64 * plan.file_size);
+    let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet || total == 0);
+    let cpu0 = crate::run::cpu::CpuTimes::process();
+    let (rec, threads) = run_workers(plan.threads, |k| {
+        let mut rec = Recorder::new();
+        let out = ops::run_thread(&plan, &target, &dir, k, &ctx, &mut rec);
+        (rec, out)
+    });
+    let cpu = crate::run::cpu::CpuTimes::process().since(cpu0);
+    drop(progress);
+    let summary = ops::summarize(&plan, &rec, &threads, cpu);
+    let cleanup_errors = ops::cleanup(&plan, &target, &dir);
+    let failure = threads.iter().find_map(|t| t.failure.clone());
+    let counters =
+        vec![crate::stats::report::CounterGroup { scope: "store".into(), counters: target.store.counters() }];
+    let report = ops::report(&plan, &target, &dir, &rec, summary, counters, failure.as_ref(), started_at);
+    let mut file_errors = Vec::new();
+    if let (Some(mut f), Some(p)) = (json_file, &args.json) {
+        let text = exporter(Format::Json, false, false).render(&report);
+        if let Err(e) = f.write_all(text.as_bytes()) {
+            file_errors.push(format!("writing the JSON file {} failed: {e}", p.display()));
+        }
+    }
+    print_stdout(&exporter(Format::Text, false, args.quiet).render(&report));
+    for e in cleanup_errors.iter().chain(file_errors.iter()) {
+        eprintln!("storebench: warning: {e}");
+    }
+    match failure {
+        None if file_errors.is_empty() => Ok(()),
+        None => Err(Error::Run(file_errors.join("; "))),
+        Some(Failure::Failed(m)) => Err(Error::Run(m)),
+        Some(Failure::Interrupted) => Err(Error::Interrupted),
+    }
 }
 
 fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {

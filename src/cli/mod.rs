@@ -4,6 +4,7 @@
 //! them into clap's double-dash form before parsing, so both spellings work.
 
 pub mod bandwidth;
+pub mod ops;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -22,6 +23,9 @@ pub struct Cli {
 pub enum Command {
     /// Upload SIZE bytes to URL in blocks, download them, delete them (Hadoop cloudstore's bandwidth).
     Bandwidth(bandwidth::BandwidthArgs),
+    /// T threads repeat one operation on their own files, for a count or a duration (Apache Doris'
+    /// fs_benchmark_tool; first slice: create_write and open_read).
+    Ops(ops::OpsArgs),
 }
 
 /// Long options that may be written with one dash, per subcommand, and the clap option they mean.

@@ -84,6 +84,45 @@ pub fn store_config(
     Ok(c)
 }
 
+/// Validates `ops` arguments into a plan and its target.
+pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::OpsPlan, Target), String> {
+    if args.threads == 0 {
+        return Err("invalid --threads '0': at least 1 thread is needed".into());
+    }
+    if args.threads > 4096 {
+        return Err(format!("invalid --threads '{}': at most 4096 threads", args.threads));
+    }
+    if args.iterations == Some(0) {
+        return Err("invalid --iterations '0': at least 1 operation per thread (or use --duration)".into());
+    }
+    if args.file_size == 0 {
+        return Err("invalid --file-size '0': each operation moves at least 1 byte (e.g. 10m)".into());
+    }
+    let buffer_size = args.buffer_size.unwrap_or((1 << 20).min(args.file_size));
+    if buffer_size == 0 || buffer_size > MAX_BLOCK {
+        return Err(format!("invalid --buffer-size '{}': between 1 byte and 1 GiB", with_commas(buffer_size)));
+    }
+    let config = store_config(&args.xmlfile, &args.define, &args.store)?;
+    let url = match &args.url {
+        Some(u) => u.clone(),
+        None => std::env::temp_dir().to_string_lossy().into_owned(),
+    };
+    let target = open_target(&url, &config)?;
+    let plan = crate::workload::ops::OpsPlan {
+        op: args.op,
+        threads: args.threads,
+        iterations: match args.duration {
+            Some(_) => None,
+            None => Some(args.iterations.unwrap_or(1)),
+        },
+        duration: args.duration,
+        file_size: args.file_size,
+        buffer_size,
+        keep: args.keep,
+    };
+    Ok((plan, target))
+}
+
 /// A seed from the clock, for runs that did not ask for one.
 pub fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)

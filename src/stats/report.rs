@@ -41,6 +41,9 @@ pub struct RunReport {
     pub warnings: Vec<String>,
     /// How the run ended.
     pub outcome: Outcome,
+    /// Aggregate figures of multi-threaded workloads (ops).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<OpsSummary>,
 }
 
 /// Parameters of the workload that ran.
@@ -49,6 +52,56 @@ pub struct RunReport {
 pub enum Params {
     /// `storebench bandwidth`.
     Bandwidth(BandwidthParams),
+    /// `storebench ops`.
+    Ops(OpsParams),
+}
+
+/// Parameters of an ops run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpsParams {
+    /// The operation (create_write, open_read).
+    pub op: String,
+    /// Worker threads, each on its own file test_K.
+    pub threads: usize,
+    /// Operations per thread, when the run was bounded by count.
+    pub iterations: Option<u64>,
+    /// Seconds the run lasted at most, when bounded by time.
+    pub duration_s: Option<f64>,
+    /// Bytes written or read per operation.
+    pub file_size: u64,
+    /// Bytes per write or read call.
+    pub buffer_size: u64,
+    /// The run directory, relative to the store's root.
+    pub path: String,
+}
+
+/// Aggregate figures of an ops run, defined in docs/metrics.md.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpsSummary {
+    /// Successful operations, all threads.
+    pub ops: u64,
+    /// Failed operations.
+    pub errors: u64,
+    /// Bytes moved by the successful operations.
+    pub bytes: u64,
+    /// From the common start (the barrier) to the end of the last thread's last operation, seconds.
+    pub wall_s: f64,
+    /// ops / wall_s.
+    pub ops_per_s: f64,
+    /// bytes / 2^20 / wall_s.
+    pub mib_per_s: f64,
+    /// From the common start to the end of the first thread to finish, seconds ("first done").
+    pub stonewall_s: f64,
+    /// Operations that had ended by stonewall_s.
+    pub stonewall_ops: u64,
+    /// Bytes moved by the operations that had ended by stonewall_s.
+    pub stonewall_bytes: u64,
+    /// stonewall_bytes / 2^20 / stonewall_s.
+    pub stonewall_mib_per_s: f64,
+    /// Latency of one whole operation (create + writes + close, or open + reads + close).
+    pub latency: LatencyStats,
+    /// CPU time of the process during the run.
+    pub cpu: CpuReport,
 }
 
 /// Parameters of a bandwidth run.

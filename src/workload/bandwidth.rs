@@ -544,6 +544,7 @@ pub fn report(
         counters: out.counters.clone(),
         warnings: target.warnings.clone(),
         outcome: Outcome { status, error },
+        summary: None,
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod bandwidth;
 pub mod data;
+pub mod ops;
 
 /// Why a workload stopped before its end.
 #[derive(Clone, Debug, PartialEq)]
