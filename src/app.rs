@@ -107,24 +107,41 @@ fn print_stdout(text: &str) {
     let _ = out.flush();
 }
 
+/// Creates the `--json` file before the run, so an unwritable path fails before anything runs.
+fn create_json(path: Option<&std::path::Path>) -> Result<Option<std::fs::File>, Error> {
+    path.map(|p| {
+        std::fs::File::create(p).map_err(|e| Error::Usage(format!("cannot create the JSON file {}: {e}", p.display())))
+    })
+    .transpose()
+}
+
+/// Removes a report file created for a run that never started.
+fn discard(path: Option<&std::path::Path>, file: Option<std::fs::File>) {
+    if let (Some(p), Some(f)) = (path, file) {
+        drop(f);
+        let _ = std::fs::remove_file(p);
+    }
+}
+
 fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     use crate::workload::ops;
     let (plan, target) = crate::plan::ops(&args).map_err(Error::Usage)?;
     for w in &target.warnings {
         eprintln!("storebench: {w}");
     }
-    let json_file = match &args.json {
-        Some(p) => Some(
-            std::fs::File::create(p)
-                .map_err(|e| Error::Usage(format!("cannot create the JSON file {}: {e}", p.display())))?,
-        ),
-        None => None,
+    let json_file = create_json(args.json.as_deref())?;
+    let dir = match ops::prepare_dir(&target) {
+        Ok(d) => d,
+        Err(e) => {
+            discard(args.json.as_deref(), json_file);
+            return Err(Error::Run(e));
+        }
     };
-    let dir = ops::prepare_dir(&target).map_err(Error::Run)?;
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
     if plan.op == crate::cli::ops::Op::OpenRead {
         if let Err(e) = ops::prepare_files(&target, &dir, &plan) {
             let _ = ops::cleanup(&plan, &target, &dir);
+            discard(args.json.as_deref(), json_file);
             return Err(Error::Run(e));
         }
     }
@@ -173,14 +190,19 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
         Some(p) => Some(CsvStream::create(p).map_err(Error::Usage)?),
         None => None,
     };
-    let json_file = match &args.json {
-        Some(p) => Some(
-            std::fs::File::create(p)
-                .map_err(|e| Error::Usage(format!("cannot create the JSON file {}: {e}", p.display())))?,
-        ),
-        None => None,
+    let json_file = create_json(args.json.as_deref())?;
+    let layout = match bandwidth::prepare_layout(&plan, &target) {
+        Ok(l) => l,
+        Err(e) => {
+            // Nothing ran: leave no empty report files behind.
+            if let (Some(c), Some(p)) = (csv, &args.csv) {
+                let _ = c.finish();
+                let _ = std::fs::remove_file(p);
+            }
+            discard(args.json.as_deref(), json_file);
+            return Err(Error::Run(e));
+        }
     };
-    let layout = bandwidth::prepare_layout(&plan, &target).map_err(Error::Run)?;
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
 
     let ctx = RunContext::new(stop_flag());

@@ -118,13 +118,19 @@ fn existing_file_is_refused_unless_overwrite() {
     let tmp = tempfile::tempdir().unwrap();
     let f = tmp.path().join("existing");
     std::fs::write(&f, "user data").unwrap();
-    sb().args(["bandwidth", "64k", "--block", "16k"])
+    let (json, csv) = (tmp.path().join("r.json"), tmp.path().join("r.csv"));
+    sb().args(["bandwidth", "64k", "--block", "16k", "--json"])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
         .arg(&f)
         .assert()
         .code(1)
         .stderr(predicate::str::contains("already exists; pass --overwrite"))
         .stdout(predicate::str::is_empty());
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "user data");
+    // Nothing ran, so no empty report files are left behind.
+    assert!(!json.exists() && !csv.exists());
     sb().args(["bandwidth", "64k", "--block", "16k", "--overwrite", "--keep", "-q"]).arg(&f).assert().success();
     assert_eq!(std::fs::metadata(&f).unwrap().len(), 65536);
 }

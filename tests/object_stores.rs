@@ -83,6 +83,7 @@ fn conformance_suite_on_azure() {
     let prefix = unique("conformance");
     let t = open_target(&format!("az://{container}/{prefix}"), &cfg).unwrap();
     conformance::run_all(t.store.as_ref(), &prefix);
+    conformance::create_race_keeps_the_other_writer(t.store.as_ref(), &prefix);
 }
 
 #[test]

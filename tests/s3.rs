@@ -69,6 +69,7 @@ fn conformance_suite_on_s3() {
     let prefix = unique("conformance");
     let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
     conformance::run_all(t.store.as_ref(), &prefix);
+    conformance::create_race_keeps_the_other_writer(t.store.as_ref(), &prefix);
 }
 
 #[test]
@@ -334,4 +335,40 @@ fn read_only_reads_an_existing_object_and_leaves_it() {
         .code(1)
         .stderr(predicate::str::contains("holds 3145728 bytes, fewer than SIZE 4194304"));
     t.store.delete(&key).unwrap();
+}
+
+#[test]
+fn ops_write_then_read_on_s3_with_threads() {
+    let Some(s3) = server() else { return };
+    let prefix = unique("ops");
+    let dir = tempfile::tempdir().unwrap();
+    for (op, extra) in [("create_write", ["--iterations", "3"]), ("open_read", ["--duration", "500ms"])] {
+        let json = dir.path().join(format!("{op}.json"));
+        s3.cmd()
+            .args(["ops", "--op", op, "--threads", "4", "--file-size", "6m", "-q"])
+            .args(extra)
+            .args(["-D", "fs.s3a.multipart.size=5m", "--json"])
+            .arg(&json)
+            .arg(format!("s3://{}/{prefix}/", s3.bucket))
+            .assert()
+            .success();
+        let r: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let s = r.summary.unwrap();
+        assert_eq!(s.errors, 0);
+        assert_eq!(s.bytes, s.ops * (6 << 20));
+        let store = &r.counters.iter().find(|g| g.scope == "store").unwrap().counters;
+        let get = |k: &str| store.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap();
+        if op == "create_write" {
+            // 12 objects of 6 MiB in 5 MiB parts: 2 parts each, every upload completed.
+            assert_eq!(s.ops, 12);
+            assert_eq!((get("multipart_completed"), get("multipart_parts")), (12, 24));
+        } else {
+            assert!(s.ops >= 4);
+            assert_eq!(get("get_requests"), s.ops);
+        }
+    }
+    // Both runs removed their objects: nothing is left under the prefix.
+    let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
+    let left: Vec<String> = t.store.list(&prefix).unwrap();
+    assert!(left.iter().all(|d| t.store.list(&format!("{prefix}/{d}")).unwrap().is_empty()), "{left:?}");
 }

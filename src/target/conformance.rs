@@ -106,6 +106,22 @@ pub fn create_refuses_existing(store: &dyn Store, base: &str) {
     store.delete(&f).unwrap();
 }
 
+/// Object stores: an object another writer creates between create() and close() of a stream without
+/// `overwrite` survives, and the stream's close() fails saying so (a conditional PUT). Local files need
+/// no such check: create() itself makes the file exclusively.
+pub fn create_race_keeps_the_other_writer(store: &dyn Store, base: &str) {
+    let f = p(base, "race.bin");
+    let mut mine = store.create(&f, &WriteOptions::default()).unwrap();
+    mine.write(b"mine").unwrap();
+    put(store, &f, b"theirs!", 7);
+    let r = mine.close();
+    assert!(r.is_err(), "close() replaced an object another writer created");
+    let msg = r.err().unwrap().to_string();
+    assert!(msg.contains("another writer"), "{msg}");
+    assert_eq!(store.stat(&f).unwrap().map(|m| m.size), Some(7), "the other writer's object must survive");
+    store.delete(&f).unwrap();
+}
+
 /// list shows direct children; rename moves without replacing; delete removes.
 pub fn list_rename_delete(store: &dyn Store, base: &str) {
     let (a, b, c) = (p(base, "l1"), p(base, "l2"), p(base, "l3"));

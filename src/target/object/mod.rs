@@ -13,7 +13,7 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use object_store::path::Path as ObjPath;
-use object_store::{GetOptions, GetRange, MultipartUpload, ObjectStore, PutPayload};
+use object_store::{GetOptions, GetRange, MultipartUpload, ObjectStore, PutMode, PutOptions, PutPayload};
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
@@ -247,6 +247,8 @@ struct ObjWrite {
     written: u64,
     parts: u64,
     part_times: Vec<SubOp>,
+    /// The object must not exist when the upload completes (no --overwrite).
+    create_only: bool,
 }
 
 impl ObjWrite {
@@ -341,8 +343,26 @@ impl WriteStream for ObjWrite {
                 self.obj.counts.requests_put.fetch_add(1, Ordering::Relaxed);
                 self.obj.counts.bytes_put.fetch_add(data.len() as u64, Ordering::Relaxed);
                 let payload = PutPayload::from(Bytes::from(data));
-                self.obj.rt.block_on(self.obj.store.put(&self.obj.key, payload)).map_err(|e| self.obj.err("put", e))?;
-                return Ok(());
+                // Without --overwrite the PUT is conditional (If-None-Match: *), so an object another
+                // writer created after create() checked is never replaced. Servers without conditional
+                // PUTs get a plain one (create() already looked).
+                let mode = if self.create_only { PutMode::Create } else { PutMode::Overwrite };
+                let opts = PutOptions { mode, ..Default::default() };
+                let r = match self.obj.rt.block_on(self.obj.store.put_opts(&self.obj.key, payload.clone(), opts)) {
+                    Err(object_store::Error::NotImplemented) => {
+                        self.obj.rt.block_on(self.obj.store.put(&self.obj.key, payload))
+                    }
+                    r => r,
+                };
+                return match r {
+                    Ok(_) => Ok(()),
+                    Err(object_store::Error::AlreadyExists { .. }) => Err(StoreError::Failed {
+                        op: "put",
+                        path: self.obj.path.clone(),
+                        detail: "another writer created it during the run; storebench did not replace it".into(),
+                    }),
+                    Err(e) => Err(self.obj.err("put", e)),
+                };
             }
             if !self.buf.is_empty() {
                 let last = std::mem::take(&mut self.buf);
@@ -616,6 +636,7 @@ impl Store for ObjStore {
             written: 0,
             parts: 0,
             part_times: Vec::new(),
+            create_only: !opts.overwrite,
         }))
     }
 
