@@ -6,7 +6,7 @@ use super::Failure;
 use crate::run::cpu::CpuTimes;
 use crate::run::RunContext;
 use crate::stats::aggregate;
-use crate::stats::report::{BandwidthParams, CounterGroup, Outcome, Params, RunReport, Status, SCHEMA_VERSION};
+use crate::stats::report::{BandwidthParams, CounterGroup, Params, RunReport};
 use crate::stats::sample::{Event, OpKind, Recorder};
 use crate::target::aligned::AlignedBuf;
 use crate::target::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
@@ -502,49 +502,30 @@ pub fn report(
         .into_iter()
         .filter_map(|(ops, cpu)| aggregate::phase_report(rec, ops, cpu))
         .collect();
-    let (status, error) = match &out.failure {
-        None => (Status::Completed, None),
-        Some(Failure::Failed(m)) => (Status::Failed, Some(m.clone())),
-        Some(Failure::Interrupted) => (Status::Interrupted, Some("interrupted by Ctrl-C".to_string())),
-    };
-    let url = if target.store.url() == "file://" {
-        target.path.clone()
-    } else {
-        format!("{}{}", target.store.url(), target.path)
-    };
+    let params = Params::Bandwidth(BandwidthParams {
+        size: plan.size,
+        block: plan.block,
+        blocks: plan.blocks(),
+        policy: plan.policy.name().into(),
+        path: layout.file.clone(),
+        flush: plan.flush,
+        hflush: plan.hflush,
+        direct: plan.direct,
+        fsync_on_close: plan.fsync_on_close,
+        read_only: plan.read_only,
+        rename: plan.rename,
+        keep: plan.keep,
+        verify: plan.verify,
+        seed: plan.seed,
+        prefetch: plan.prefetch,
+    });
+    let engine = target.store.engine(plan.direct);
     RunReport {
-        schema_version: SCHEMA_VERSION,
-        tool: "storebench".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        command: "bandwidth".into(),
-        started_at,
-        host: host_name(),
-        target: crate::target::redact_url(&url),
-        engine: target.store.engine(plan.direct),
-        params: Params::Bandwidth(BandwidthParams {
-            size: plan.size,
-            block: plan.block,
-            blocks: plan.blocks(),
-            policy: plan.policy.name().into(),
-            path: layout.file.clone(),
-            flush: plan.flush,
-            hflush: plan.hflush,
-            direct: plan.direct,
-            fsync_on_close: plan.fsync_on_close,
-            read_only: plan.read_only,
-            rename: plan.rename,
-            keep: plan.keep,
-            verify: plan.verify,
-            seed: plan.seed,
-            prefetch: plan.prefetch,
-        }),
         phases,
         ops: aggregate::op_stats(rec),
         events: rec.events().to_vec(),
         counters: out.counters.clone(),
-        warnings: target.warnings.clone(),
-        outcome: Outcome { status, error },
-        summary: None,
+        ..super::base_report("bandwidth", target, engine, params, out.failure.as_ref(), started_at)
     }
 }
 

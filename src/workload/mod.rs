@@ -4,6 +4,49 @@ pub mod bandwidth;
 pub mod data;
 pub mod ops;
 
+use crate::stats::report::{Outcome, Params, RunReport, Status, SCHEMA_VERSION};
+use crate::target::Target;
+
+/// A report with what every workload fills the same way: tool, host, target, engine, parameters and
+/// outcome. The workload adds its figures (phases, ops, events, counters, summary).
+pub fn base_report(
+    command: &str,
+    target: &Target,
+    engine: String,
+    params: Params,
+    failure: Option<&Failure>,
+    started_at: String,
+) -> RunReport {
+    let (status, error) = match failure {
+        None => (Status::Completed, None),
+        Some(Failure::Failed(m)) => (Status::Failed, Some(m.clone())),
+        Some(Failure::Interrupted) => (Status::Interrupted, Some("interrupted by Ctrl-C".to_string())),
+    };
+    let url = if target.store.url() == "file://" {
+        target.path.clone()
+    } else {
+        format!("{}{}", target.store.url(), target.path)
+    };
+    RunReport {
+        schema_version: SCHEMA_VERSION,
+        tool: "storebench".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        command: command.into(),
+        started_at,
+        host: bandwidth::host_name(),
+        target: crate::target::redact_url(&url),
+        engine,
+        params,
+        phases: Vec::new(),
+        ops: Vec::new(),
+        events: Vec::new(),
+        counters: Vec::new(),
+        warnings: target.warnings.clone(),
+        outcome: Outcome { status, error },
+        summary: None,
+    }
+}
+
 /// Why a workload stopped before its end.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Failure {

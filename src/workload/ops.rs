@@ -10,7 +10,7 @@ use crate::cli::ops::Op;
 use crate::run::cpu::CpuTimes;
 use crate::run::RunContext;
 use crate::stats::aggregate::{self, cpu_report, latency_stats};
-use crate::stats::report::{CounterGroup, OpsParams, OpsSummary, Outcome, Params, RunReport, Status, SCHEMA_VERSION};
+use crate::stats::report::{CounterGroup, OpsParams, OpsSummary, Params, RunReport};
 use crate::stats::sample::{Event, OpKind, Recorder};
 use crate::target::{ReadOptions, StoreError, Target, WriteOptions};
 use std::sync::atomic::Ordering;
@@ -226,41 +226,20 @@ pub fn report(
     failure: Option<&Failure>,
     started_at: String,
 ) -> RunReport {
-    let (status, error) = match failure {
-        None => (Status::Completed, None),
-        Some(Failure::Failed(m)) => (Status::Failed, Some(m.clone())),
-        Some(Failure::Interrupted) => (Status::Interrupted, Some("interrupted by Ctrl-C".to_string())),
-    };
-    let url = if target.store.url() == "file://" {
-        target.path.clone()
-    } else {
-        format!("{}{}", target.store.url(), target.path)
-    };
+    let params = Params::Ops(OpsParams {
+        op: plan.op.name().into(),
+        threads: plan.threads,
+        iterations: plan.iterations,
+        duration_s: plan.duration.map(|d| d.as_secs_f64()),
+        file_size: plan.file_size,
+        buffer_size: plan.buffer_size,
+        path: dir.to_string(),
+    });
     RunReport {
-        schema_version: SCHEMA_VERSION,
-        tool: "storebench".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        command: "ops".into(),
-        started_at,
-        host: super::bandwidth::host_name(),
-        target: crate::target::redact_url(&url),
-        engine: target.store.engine(false),
-        params: Params::Ops(OpsParams {
-            op: plan.op.name().into(),
-            threads: plan.threads,
-            iterations: plan.iterations,
-            duration_s: plan.duration.map(|d| d.as_secs_f64()),
-            file_size: plan.file_size,
-            buffer_size: plan.buffer_size,
-            path: dir.to_string(),
-        }),
-        phases: Vec::new(),
         ops: aggregate::op_stats(rec),
-        events: Vec::new(),
         counters,
-        warnings: target.warnings.clone(),
-        outcome: Outcome { status, error },
         summary: Some(summary),
+        ..super::base_report("ops", target, target.store.engine(false), params, failure, started_at)
     }
 }
 
