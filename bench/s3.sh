@@ -50,10 +50,10 @@ run_case() { # SERVER ENDPOINT BUCKET SIZE_MIB OP
   local sbop=create_write; [ "$op" = get ] && sbop=open_read
   # storebench: 8 threads, each on its own object, PUT with 8 MiB parts like the CRT.
   local json="$SHM/sb.json"
-  "$SB" ops --op $sbop --threads $CONC --iterations $per --file-size "${mib}m" --buffer-size 1m -q \
+  "$SB" ops --op $sbop --threads $CONC --iterations $per --repeats 1 --file-size "${mib}m" --buffer-size 1m -q --prepare \
     --endpoint "$ep" -D fs.s3a.multipart.size=8m --json "$json" "s3://$bucket/$prefix/" >/dev/null
   local sb
-  sb=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['summary']; print(f\"{s['mib_per_s']:.1f} {s['cpu']['s_per_gib']:.3f}\")" "$json")
+  sb=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['ops_run']['repeats'][0]['summary']; print(f\"{s['mib_per_s']:.1f} {s['cpu']['s_per_gib']:.3f}\")" "$json")
   results+=("$server ${mib}MiB $op storebench $sb")
   for c in crt boto3; do
     local out

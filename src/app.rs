@@ -124,44 +124,66 @@ fn discard(path: Option<&std::path::Path>, file: Option<std::fs::File>) {
 }
 
 fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
+    use crate::stats::report::{CounterGroup, OpsRun};
     use crate::workload::ops;
-    let (plan, target) = crate::plan::ops(&args).map_err(Error::Usage)?;
+    let (plan, target, default_base) = crate::plan::ops(&args).map_err(Error::Usage)?;
     for w in &target.warnings {
         eprintln!("storebench: {w}");
     }
     let json_file = create_json(args.json.as_deref())?;
-    let dir = match ops::prepare_dir(&target) {
-        Ok(d) => d,
+    let prepared = match ops::prepare(&target, &plan, default_base) {
+        Ok(p) => p,
         Err(e) => {
             discard(args.json.as_deref(), json_file);
             return Err(Error::Run(e));
         }
     };
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-    if plan.op == crate::cli::ops::Op::OpenRead {
-        if let Err(e) = ops::prepare_files(&target, &dir, &plan) {
-            let _ = ops::cleanup(&plan, &target, &dir);
-            discard(args.json.as_deref(), json_file);
-            return Err(Error::Run(e));
+    let stop = stop_flag();
+    let mut all = Recorder::new();
+    let mut run = OpsRun::default();
+    let mut interrupted = false;
+    let mut failed_ops = 0;
+    for repeat in 1..=plan.repeats {
+        let ctx = RunContext::new(stop.clone());
+        let shared = ops::RepeatShared::default();
+        let total = plan.iterations.map_or(0, |n| n * plan.threads as u64 * plan.file_size);
+        let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet || total == 0);
+        let cpu0 = crate::run::cpu::CpuTimes::process();
+        let (rec, threads) = run_workers(plan.threads, |k| {
+            let mut rec = Recorder::new();
+            let out = ops::run_thread(&plan, &target, &prepared, k, repeat, &ctx, &shared, &mut rec);
+            (rec, out)
+        });
+        let cpu = crate::run::cpu::CpuTimes::process().since(cpu0);
+        drop(progress);
+        let r = ops::repeat_report(&plan, repeat, &rec, &threads, cpu);
+        failed_ops += r.summary.errors;
+        run.first_errors.extend(threads.iter().flat_map(|t| t.errors.iter().cloned()).take(5));
+        run.repeats.push(r);
+        all.merge(rec);
+        interrupted = threads.iter().any(|t| t.interrupted);
+        if interrupted || (plan.fail_fast && failed_ops > 0) {
+            break;
         }
     }
-    let ctx = RunContext::new(stop_flag());
-    let total = plan.iterations.map_or(0, |n| n * plan.threads as u64 * plan.file_size);
-    let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet || total == 0);
-    let cpu0 = crate::run::cpu::CpuTimes::process();
-    let (rec, threads) = run_workers(plan.threads, |k| {
-        let mut rec = Recorder::new();
-        let out = ops::run_thread(&plan, &target, &dir, k, &ctx, &mut rec);
-        (rec, out)
-    });
-    let cpu = crate::run::cpu::CpuTimes::process().since(cpu0);
-    drop(progress);
-    let summary = ops::summarize(&plan, &rec, &threads, cpu);
-    let cleanup_errors = ops::cleanup(&plan, &target, &dir);
-    let failure = threads.iter().find_map(|t| t.failure.clone());
-    let counters =
-        vec![crate::stats::report::CounterGroup { scope: "store".into(), counters: target.store.counters() }];
-    let report = ops::report(&plan, &target, &dir, &rec, summary, counters, failure.as_ref(), started_at);
+    run.statistics = ops::statistics(&run.repeats);
+    if run.repeats.len() >= 3 {
+        run.warm_statistics = ops::statistics(&run.repeats[1..]);
+    }
+    let cleanup_errors = ops::cleanup(&plan, &target, &prepared);
+    let failure = if interrupted {
+        Some(Failure::Interrupted)
+    } else if failed_ops > 0 {
+        Some(Failure::Failed(format!(
+            "{failed_ops} operation(s) failed; the first: {}",
+            run.first_errors.first().cloned().unwrap_or_default()
+        )))
+    } else {
+        None
+    };
+    let counters = vec![CounterGroup { scope: "store".into(), counters: target.store.counters() }];
+    let report = ops::report(&plan, &target, &prepared, &all, run, counters, failure.as_ref(), started_at);
     let mut file_errors = Vec::new();
     if let (Some(mut f), Some(p)) = (json_file, &args.json) {
         let text = exporter(Format::Json, false, false).render(&report);
@@ -169,7 +191,16 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
             file_errors.push(format!("writing the JSON file {} failed: {e}", p.display()));
         }
     }
-    print_stdout(&exporter(Format::Text, false, args.quiet).render(&report));
+    if let Some(p) = &args.csv {
+        if let Err(e) = std::fs::write(p, crate::export::ops::csv(&report)) {
+            file_errors.push(format!("writing the CSV file {} failed: {e}", p.display()));
+        }
+    }
+    let text = match args.format {
+        crate::cli::ops::OutFormat::Text => exporter(Format::Text, false, args.quiet).render(&report),
+        crate::cli::ops::OutFormat::Markdown => crate::export::ops::markdown(&report),
+    };
+    print_stdout(&text);
     for e in cleanup_errors.iter().chain(file_errors.iter()) {
         eprintln!("storebench: warning: {e}");
     }

@@ -93,7 +93,7 @@ fn seed_report() -> RunReport {
         }],
         warnings: vec![],
         outcome: Outcome { status: Status::Completed, error: None },
-        summary: None,
+        ops_run: None,
     }
 }
 

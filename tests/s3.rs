@@ -338,37 +338,62 @@ fn read_only_reads_an_existing_object_and_leaves_it() {
 }
 
 #[test]
-fn ops_write_then_read_on_s3_with_threads() {
+fn ops_every_operation_on_s3() {
     let Some(s3) = server() else { return };
     let prefix = unique("ops");
+    let url = format!("s3://{}/{prefix}/", s3.bucket);
     let dir = tempfile::tempdir().unwrap();
-    for (op, extra) in [("create_write", ["--iterations", "3"]), ("open_read", ["--duration", "500ms"])] {
+    let run = |op: &str, extra: &[&str]| -> RunReport {
         let json = dir.path().join(format!("{op}.json"));
         s3.cmd()
-            .args(["ops", "--op", op, "--threads", "4", "--file-size", "6m", "-q"])
-            .args(extra)
+            .args(["ops", "--op", op, "--threads", "4", "--repeats", "1", "-q"])
             .args(["-D", "fs.s3a.multipart.size=5m", "--json"])
             .arg(&json)
-            .arg(format!("s3://{}/{prefix}/", s3.bucket))
+            .args(extra)
+            .arg(&url)
             .assert()
             .success();
         let r: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let s = r.summary.unwrap();
-        assert_eq!(s.errors, 0);
-        assert_eq!(s.bytes, s.ops * (6 << 20));
-        let store = &r.counters.iter().find(|g| g.scope == "store").unwrap().counters;
-        let get = |k: &str| store.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap();
-        if op == "create_write" {
-            // 12 objects of 6 MiB in 5 MiB parts: 2 parts each, every upload completed.
-            assert_eq!(s.ops, 12);
-            assert_eq!((get("multipart_completed"), get("multipart_parts")), (12, 24));
-        } else {
-            assert!(s.ops >= 4);
-            assert_eq!(get("get_requests"), s.ops);
+        assert_eq!(r.outcome.status, Status::Completed, "{op}");
+        r
+    };
+    let store_counter = |r: &RunReport, k: &str| {
+        let g = r.counters.iter().find(|g| g.scope == "store").unwrap();
+        g.counters.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap()
+    };
+    // 4 threads x 3 objects of 6 MiB in 5 MiB parts: 2 parts each, every upload completed; kept.
+    let r = run("create_write", &["--iterations", "3", "--keep", "--file-size", "6m"]);
+    let s = &r.ops_run.as_ref().unwrap().repeats[0].summary;
+    assert_eq!((s.ops, s.bytes), (12, 12 * (6 << 20)));
+    assert_eq!((store_counter(&r, "multipart_completed"), store_counter(&r, "multipart_parts")), (12, 24));
+    // --file-path takes a URL in the same store (or a key from the bucket's root).
+    let (f0, f1) = (format!("{url}test_0"), format!("{prefix}/test_1"));
+    for (op, extra) in [
+        ("open_read", vec!["--duration", "300ms", "--file-size", "6m"]),
+        ("exists", vec![]),
+        ("stat", vec![]),
+        ("list", vec![]),
+        ("rename", vec!["--iterations", "2"]),
+        ("prefetch_read", vec!["--file-path", &f0, "--buffer-size", "1m"]),
+        ("single_read", vec!["--file-path", &f1, "--random", "--file-size", "64k", "--iterations", "5"]),
+        ("delete", vec!["--iterations", "2"]),
+    ] {
+        let r = run(op, &extra);
+        let s = &r.ops_run.as_ref().unwrap().repeats[0].summary;
+        assert!(s.ops >= 4 && s.errors == 0, "{op}: {s:?}");
+        match op {
+            "open_read" => assert_eq!(s.bytes, s.ops * (6 << 20)),
+            "prefetch_read" => assert_eq!(store_counter(&r, "get_requests"), 4 * 6, "{op}: 6 block GETs per read"),
+            "single_read" => assert_eq!((s.ops, s.bytes), (20, 20 * (64 << 10))),
+            _ => {}
         }
     }
-    // Both runs removed their objects: nothing is left under the prefix.
-    let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
-    let left: Vec<String> = t.store.list(&prefix).unwrap();
-    assert!(left.iter().all(|d| t.store.list(&format!("{prefix}/{d}")).unwrap().is_empty()), "{left:?}");
+    // The kept objects are still there (rename put them back, delete only removed its own).
+    let t = open_target(&url, &s3.config()).unwrap();
+    let mut names = t.store.list(&prefix).unwrap();
+    names.sort();
+    assert_eq!(names, ["test_0", "test_1", "test_2", "test_3"]);
+    for n in names {
+        t.store.delete(&format!("{prefix}/{n}")).unwrap();
+    }
 }

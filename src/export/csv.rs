@@ -39,7 +39,7 @@ impl CsvRows {
             }
             OpKind::CloseUpload => (0, self.total),
             OpKind::Upload | OpKind::Download => (e.bytes, e.bytes),
-            OpKind::Rename | OpKind::Delete => (0, 0),
+            OpKind::Rename | OpKind::Delete | OpKind::Exists | OpKind::Stat | OpKind::List => (0, 0),
             OpKind::CloseDownload | OpKind::UploadPart => return None,
         };
         Some(format!("\"{}\",{},{},{:.3}", e.op.name(), bytes, total, e.duration_ns() as f64 / 1e6))

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod json;
+pub mod ops;
 pub mod table;
 
 use crate::stats::report::RunReport;

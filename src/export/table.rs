@@ -35,68 +35,6 @@ fn percentiles(l: &LatencyStats) -> String {
     format!("p50 {} s, p90 {} s, p99 {} s, max {} s", secs(l.p50_s), secs(l.p90_s), secs(l.p99_s), secs(l.max_s))
 }
 
-/// The text of an ops run.
-fn ops_text(out: &mut String, r: &RunReport, p: &crate::stats::report::OpsParams, quiet: bool) {
-    let bound = match (p.iterations, p.duration_s) {
-        (Some(n), _) => format!("{n} iterations"),
-        (None, Some(d)) => format!("{d} s"),
-        (None, None) => String::new(),
-    };
-    if !quiet {
-        underline(out, &format!("{} x {} threads x {bound} against {}", p.op, p.threads, r.target));
-        let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "File size {} bytes ({}), buffer {} bytes ({})",
-            with_commas(p.file_size),
-            human_bytes(p.file_size),
-            with_commas(p.buffer_size),
-            human_bytes(p.buffer_size)
-        );
-        let _ = writeln!(out, "Engine: {}", r.engine);
-        let _ = writeln!(out);
-    }
-    let Some(s) = &r.summary else { return };
-    let _ = writeln!(out, "Operations: {} ok, {} failed; {} bytes", s.ops, s.errors, with_commas(s.bytes));
-    let _ = writeln!(
-        out,
-        "Until the last thread ended:  {:.3} s, {:.3} ops/s, {:.3} MiB/s",
-        s.wall_s, s.ops_per_s, s.mib_per_s
-    );
-    let _ = writeln!(
-        out,
-        "Until the first thread ended: {:.3} s, {} ops, {:.3} MiB/s (stonewall)",
-        s.stonewall_s, s.stonewall_ops, s.stonewall_mib_per_s
-    );
-    let l = &s.latency;
-    if l.count > 0 {
-        let _ = writeln!(
-            out,
-            "Latency per operation: min {:.6} s, mean {:.6} s, p99.9 {:.6} s; {}",
-            l.min_s,
-            l.mean_s,
-            l.p999_s,
-            percentiles(l)
-        );
-        if p.op == "open_read" {
-            let _ = writeln!(out, "Mean time to first byte {:.6} s", l.first_byte_mean_s);
-        }
-    }
-    let per_gib = s.cpu.s_per_gib.map_or("n/a".to_string(), |v| format!("{v:.3}"));
-    let _ = writeln!(
-        out,
-        "CPU (whole process): user {:.3} s, kernel {:.3} s, {per_gib} CPU-seconds/GiB",
-        s.cpu.user_s, s.cpu.system_s
-    );
-    if let Some(e) = &r.outcome.error {
-        let _ = writeln!(
-            out,
-            "RUN {}: {e}",
-            if r.outcome.status == Status::Interrupted { "INTERRUPTED" } else { "FAILED" }
-        );
-    }
-}
-
 fn underline(out: &mut String, title: &str) {
     let _ = writeln!(out, "{title}\n{}", "=".repeat(title.chars().count()));
 }
@@ -155,10 +93,7 @@ impl Exporter for TextExporter {
         let mut out = String::new();
         let bp = match &r.params {
             Params::Bandwidth(bp) => bp,
-            Params::Ops(op) => {
-                ops_text(&mut out, r, op, self.quiet);
-                return out;
-            }
+            Params::Ops(_) => return super::ops::text(r, self.quiet),
         };
         if !self.quiet {
             let title = format!("Bandwidth test against {} with data size {}", r.target, human_bytes(bp.size));

@@ -84,43 +84,99 @@ pub fn store_config(
     Ok(c)
 }
 
-/// Validates `ops` arguments into a plan and its target.
-pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::OpsPlan, Target), String> {
-    if args.threads == 0 {
-        return Err("invalid --threads '0': at least 1 thread is needed".into());
-    }
-    if args.threads > 4096 {
-        return Err(format!("invalid --threads '{}': at most 4096 threads", args.threads));
+/// Validates `ops` arguments into a plan and its target. Returns whether the base directory is the
+/// default (a fresh one to make under the temporary directory).
+pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::OpsPlan, Target, bool), String> {
+    use crate::cli::ops::Op;
+    use crate::workload::ops::{parse_mix, OpsPlan};
+    let mix = match (&args.mix, args.op) {
+        (Some(m), _) => parse_mix(m)?,
+        (None, Some(op)) => vec![(op, 1)],
+        (None, None) => return Err("give --op OP or --mix op=weight,...".into()),
+    };
+    let has = |o: Op| mix.iter().any(|(m, _)| *m == o);
+    if args.threads == 0 || args.threads > 4096 {
+        return Err(format!("invalid --threads '{}': between 1 and 4096 threads", args.threads));
     }
     if args.iterations == Some(0) {
         return Err("invalid --iterations '0': at least 1 operation per thread (or use --duration)".into());
     }
-    if args.file_size == 0 {
-        return Err("invalid --file-size '0': each operation moves at least 1 byte (e.g. 10m)".into());
+    if args.repeats == 0 {
+        return Err("invalid --repeats '0': at least 1 repeat".into());
     }
-    let buffer_size = args.buffer_size.unwrap_or((1 << 20).min(args.file_size));
+    if let Some(r) = args.rate {
+        if !(r > 0.0 && r.is_finite()) {
+            return Err(format!("invalid --rate '{r}': operations per second above 0, e.g. 500"));
+        }
+    }
+    if has(Op::Delete) && args.duration.is_some() {
+        return Err("delete removes one prepared file per iteration: give --iterations, not --duration".into());
+    }
+    if args.random && !has(Op::SingleRead) {
+        return Err("--random applies to single_read only".into());
+    }
+    if has(Op::PrefetchRead) && args.prefetch == 0 {
+        return Err("invalid --prefetch '0': prefetch_read needs at least 1 block ahead".into());
+    }
+    let mut config = store_config(&args.xmlfile, &args.define, &args.store)?;
+    // The Doris seed's conf keys that describe the workload, not the store; flags win over them.
+    let conf_size = |config: &mut StoreConfig, key: &str| -> Result<Option<u64>, String> {
+        config.take(key).map(|v| size::parse_size(&v).map_err(|e| format!("--conf {key}: {e}"))).transpose()
+    };
+    let file_size = args.file_size.or(conf_size(&mut config, "file_size")?);
+    let buffer = args.buffer_size.or(conf_size(&mut config, "buffer_size")?);
+    let base_dir = config.take("base_dir");
+    let file_path = args.file_path.clone().or(config.take("file_path"));
+    let reads_whole = mix.iter().all(|(o, _)| matches!(o, Op::SingleRead | Op::PrefetchRead));
+    let file_size = file_size.unwrap_or(if reads_whole { 0 } else { 10 << 20 });
+    if file_size == 0 && !reads_whole {
+        return Err(
+            "invalid --file-size '0': only single_read and prefetch_read read a whole file with 0 (e.g. 10m)".into()
+        );
+    }
+    if args.random && file_size == 0 {
+        return Err("--random needs --file-size: the bytes each random read takes (e.g. 4k)".into());
+    }
+    let buffer_size = buffer.unwrap_or(if file_size == 0 { 1 << 20 } else { (1 << 20).min(file_size) });
     if buffer_size == 0 || buffer_size > MAX_BLOCK {
         return Err(format!("invalid --buffer-size '{}': between 1 byte and 1 GiB", with_commas(buffer_size)));
     }
-    let config = store_config(&args.xmlfile, &args.define, &args.store)?;
-    let url = match &args.url {
-        Some(u) => u.clone(),
-        None => std::env::temp_dir().to_string_lossy().into_owned(),
+    let (url, default_base) = match (&args.url, base_dir) {
+        (Some(u), _) => (u.clone(), false),
+        (None, Some(b)) => (b, false),
+        (None, None) => (std::env::temp_dir().to_string_lossy().into_owned(), true),
     };
     let target = open_target(&url, &config)?;
-    let plan = crate::workload::ops::OpsPlan {
-        op: args.op,
+    // --file-path may be a URL of the same store, or a path in it.
+    let file_path = file_path.map(|f| {
+        let root = target.store.url();
+        match f.strip_prefix(&root) {
+            Some(rest) if root != "file://" => rest.to_string(),
+            _ => f.strip_prefix("file://").map_or(f.clone(), str::to_string),
+        }
+    });
+    let plan = OpsPlan {
+        mix,
         threads: args.threads,
         iterations: match args.duration {
             Some(_) => None,
             None => Some(args.iterations.unwrap_or(1)),
         },
         duration: args.duration,
-        file_size: args.file_size,
+        repeats: args.repeats,
+        rate: args.rate,
+        file_size,
         buffer_size,
+        file_path,
+        random: args.random,
+        prefetch: args.prefetch,
+        // A fresh default directory holds nothing yet: make what the operations need.
+        prepare: args.prepare || default_base,
+        fail_fast: args.fail_fast,
         keep: args.keep,
+        seed: args.seed.unwrap_or_else(clock_seed),
     };
-    Ok((plan, target))
+    Ok((plan, target, default_base))
 }
 
 /// A seed from the clock, for runs that did not ask for one.

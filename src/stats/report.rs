@@ -41,9 +41,82 @@ pub struct RunReport {
     pub warnings: Vec<String>,
     /// How the run ended.
     pub outcome: Outcome,
-    /// Aggregate figures of multi-threaded workloads (ops).
+    /// Repeats and statistics of the ops workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<OpsSummary>,
+    pub ops_run: Option<OpsRun>,
+}
+
+/// The repeats of an ops run and the statistics across them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpsRun {
+    /// One entry per repeat, in order.
+    pub repeats: Vec<RepeatReport>,
+    /// Statistics of each figure over all repeats.
+    pub statistics: Vec<FigureStats>,
+    /// The same over repeats 2..R (the first is often cold), when there are at least 3 repeats.
+    pub warm_statistics: Vec<FigureStats>,
+    /// The first failures, as messages (at most 5 per repeat).
+    pub first_errors: Vec<String>,
+}
+
+/// One repeat of an ops run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepeatReport {
+    /// 1-based repeat number.
+    pub repeat: usize,
+    /// Aggregate figures.
+    pub summary: OpsSummary,
+    /// Every figure of the repeat by name (see docs/metrics.md), in print order.
+    pub figures: Vec<Figure>,
+    /// Per-operation-kind statistics of the repeat.
+    pub ops: Vec<OpStats>,
+    /// Operations and bytes that ended in each second since the repeat's start.
+    pub per_second: Vec<SecondSample>,
+}
+
+/// One named figure of a repeat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// Its name ("ops_per_s", "ReadRate(B/S)", ...).
+    pub name: String,
+    /// Its unit ("1/s", "B/s", "s", "B", "MiB/s").
+    pub unit: String,
+    /// Its value.
+    pub value: f64,
+}
+
+/// Operations that ended in one second of a repeat.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SecondSample {
+    /// Second since the repeat's start (0 = [0 s, 1 s)).
+    pub second: u64,
+    /// Successful operations that ended in it.
+    pub ops: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// A figure's statistics across repeats (Google Benchmark's aggregates, as the Doris seed prints).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FigureStats {
+    /// The figure's name.
+    pub name: String,
+    /// Its unit.
+    pub unit: String,
+    /// Number of repeats.
+    pub n: usize,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Median (mean of the two middle values for an even n).
+    pub median: f64,
+    /// Sample standard deviation (n - 1 in the denominator; 0 for one repeat).
+    pub stddev: f64,
+    /// Coefficient of variation: stddev / mean (0 when the mean is 0).
+    pub cv: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
 }
 
 /// Parameters of the workload that ran.
@@ -59,8 +132,20 @@ pub enum Params {
 /// Parameters of an ops run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpsParams {
-    /// The operation (create_write, open_read).
+    /// The operation, or "mix".
     pub op: String,
+    /// The mix's operations and weights (one entry of weight 1 for a single operation).
+    pub mix: Vec<(String, u32)>,
+    /// Repeats of the whole measurement.
+    pub repeats: usize,
+    /// Operations per second for all threads together, when limited.
+    pub rate: Option<f64>,
+    /// The file single_read and prefetch_read read.
+    pub file_path: Option<String>,
+    /// single_read at random offsets.
+    pub random: bool,
+    /// Seed of the mix and random choices.
+    pub seed: u64,
     /// Worker threads, each on its own file test_K.
     pub threads: usize,
     /// Operations per thread, when the run was bounded by count.

@@ -36,11 +36,17 @@ pub enum OpKind {
     Delete,
     /// One part of a multipart upload, timed by the store from hand-over to completion.
     UploadPart,
+    /// Asking whether a path exists.
+    Exists,
+    /// Asking a path's size and kind.
+    Stat,
+    /// Listing a directory or prefix.
+    List,
 }
 
 impl OpKind {
     /// Every kind, in report order.
-    pub const ALL: [OpKind; 11] = [
+    pub const ALL: [OpKind; 14] = [
         OpKind::CreateFile,
         OpKind::UploadBlock,
         OpKind::CloseUpload,
@@ -52,6 +58,9 @@ impl OpKind {
         OpKind::Rename,
         OpKind::Delete,
         OpKind::UploadPart,
+        OpKind::Exists,
+        OpKind::Stat,
+        OpKind::List,
     ];
 
     /// The operation's name in the CSV log and in reports.
@@ -68,6 +77,9 @@ impl OpKind {
             OpKind::Rename => "rename",
             OpKind::Delete => "delete",
             OpKind::UploadPart => "upload-part",
+            OpKind::Exists => "exists",
+            OpKind::Stat => "stat",
+            OpKind::List => "list",
         }
     }
 

@@ -49,6 +49,11 @@ impl StoreConfig {
         self.values.get(key).map(|(v, _)| v.as_str())
     }
 
+    /// Removes a key and returns its value (keys meant for a workload, not a store).
+    pub fn take(&mut self, key: &str) -> Option<String> {
+        self.values.remove(key).map(|(v, _)| v)
+    }
+
     /// Every key that is set.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.values.keys().map(|k| k.as_str())

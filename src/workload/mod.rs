@@ -43,7 +43,7 @@ pub fn base_report(
         counters: Vec::new(),
         warnings: target.warnings.clone(),
         outcome: Outcome { status, error },
-        summary: None,
+        ops_run: None,
     }
 }
 

@@ -1,8 +1,7 @@
-//! `ops`: T threads repeat one operation on their own file (thread K on `test_K`, as Apache Doris'
-//! fs_benchmark_tool) for a number of iterations or for a duration. Threads start together behind a
-//! barrier, record into thread-local histograms, and merge at the end.
-//!
-//! This is the first slice of the ops workload: create_write and open_read, one repeat.
+//! `ops`: T threads repeat operations on their own files (thread K on `BASE/test_K`, as Apache Doris'
+//! fs_benchmark_tool) for a number of iterations or for a duration, R times. Threads start together
+//! behind a barrier, record into thread-local histograms, and merge at the end of each repeat; the
+//! figures of the repeats are then summarized (mean, median, stddev, cv, min, max).
 
 use super::data::DataPattern;
 use super::Failure;
@@ -10,79 +9,168 @@ use crate::cli::ops::Op;
 use crate::run::cpu::CpuTimes;
 use crate::run::RunContext;
 use crate::stats::aggregate::{self, cpu_report, latency_stats};
-use crate::stats::report::{CounterGroup, OpsParams, OpsSummary, Params, RunReport};
-use crate::stats::sample::{Event, OpKind, Recorder};
-use crate::target::{ReadOptions, StoreError, Target, WriteOptions};
-use std::sync::atomic::Ordering;
+use crate::stats::report::{
+    CounterGroup, Figure, FigureStats, OpsParams, OpsRun, OpsSummary, Params, RepeatReport, RunReport, SecondSample,
+};
+use crate::stats::sample::{Event, OpAccumulator, OpKind, Recorder};
+use crate::target::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// Failure messages kept per repeat.
+const FIRST_ERRORS: usize = 5;
 
 /// A validated ops plan.
 #[derive(Clone, Debug)]
 pub struct OpsPlan {
-    /// The operation.
-    pub op: Op,
+    /// The operations and their weights (one entry for a single operation).
+    pub mix: Vec<(Op, u32)>,
     /// Worker threads.
     pub threads: usize,
     /// Operations per thread, or None when bounded by `duration`.
     pub iterations: Option<u64>,
     /// How long the threads keep going, when bounded by time.
     pub duration: Option<Duration>,
-    /// Bytes per operation.
+    /// Repeats of the measurement.
+    pub repeats: usize,
+    /// Operations per second, all threads together.
+    pub rate: Option<f64>,
+    /// Bytes per operation (reads: 0 = the whole file).
     pub file_size: u64,
     /// Bytes per write or read call.
     pub buffer_size: u64,
+    /// The file single_read and prefetch_read read (a path in the store).
+    pub file_path: Option<String>,
+    /// single_read at random offsets.
+    pub random: bool,
+    /// prefetch_read's blocks ahead.
+    pub prefetch: usize,
+    /// Make missing files first and remove them after.
+    pub prepare: bool,
+    /// Stop at the first failure.
+    pub fail_fast: bool,
     /// Keep the files at the end.
     pub keep: bool,
+    /// Seed of mix and random choices.
+    pub seed: u64,
 }
 
 impl OpsPlan {
-    /// The operation kind recorded for one whole operation.
-    fn kind(&self) -> OpKind {
-        match self.op {
-            Op::CreateWrite => OpKind::Upload,
-            Op::OpenRead => OpKind::Download,
+    /// The operation's name, or "mix".
+    pub fn name(&self) -> &'static str {
+        if self.mix.len() == 1 {
+            self.mix[0].0.name()
+        } else {
+            "mix"
         }
+    }
+
+    fn has(&self, op: Op) -> bool {
+        self.mix.iter().any(|(o, _)| *o == op)
+    }
+
+    /// Whether the operations need each thread's test_K.
+    fn needs_thread_files(&self) -> bool {
+        [Op::OpenRead, Op::Exists, Op::Stat, Op::Rename].iter().any(|o| self.has(*o))
+    }
+
+    /// Whether the operations read --file-path.
+    fn needs_single_file(&self) -> bool {
+        self.has(Op::SingleRead) || self.has(Op::PrefetchRead)
     }
 }
 
-/// What one thread did: the end time (ns since the epoch) and bytes of each successful operation, and
-/// why it stopped early.
+/// The kind an operation is recorded as.
+pub fn kind(op: Op) -> OpKind {
+    match op {
+        Op::CreateWrite => OpKind::Upload,
+        Op::OpenRead | Op::SingleRead | Op::PrefetchRead => OpKind::Download,
+        Op::Exists => OpKind::Exists,
+        Op::Stat => OpKind::Stat,
+        Op::Rename => OpKind::Rename,
+        Op::List => OpKind::List,
+        Op::Delete => OpKind::Delete,
+    }
+}
+
+/// Parses `op=weight,...`.
+pub fn parse_mix(s: &str) -> Result<Vec<(Op, u32)>, String> {
+    let mut mix = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, w) =
+            part.split_once('=').ok_or_else(|| format!("invalid --mix entry '{part}': expected op=weight"))?;
+        let op = Op::parse(name.trim()).map_err(|e| format!("--mix: {e}"))?;
+        let w: u32 = match w.trim().parse() {
+            Ok(w) if w > 0 => w,
+            _ => {
+                return Err(format!("invalid --mix weight '{}' for {name}: expected a whole number above 0", w.trim()))
+            }
+        };
+        if matches!(op, Op::Rename | Op::Delete) {
+            return Err(format!("--mix cannot hold {}: it moves the files the other operations use", op.name()));
+        }
+        if mix.iter().any(|(o, _)| *o == op) {
+            return Err(format!("--mix names {} twice", op.name()));
+        }
+        mix.push((op, w));
+    }
+    if mix.is_empty() {
+        return Err("--mix is empty: expected op=weight,... (e.g. open_read=80,create_write=20)".into());
+    }
+    Ok(mix)
+}
+
+/// What one thread did in one repeat.
 #[derive(Debug, Default)]
 pub struct ThreadRun {
-    /// (end ns since the epoch, bytes) of each successful operation.
+    /// (end ns since the repeat's epoch, bytes) of each successful operation.
     pub done: Vec<(u64, u64)>,
-    /// Why the thread stopped early.
-    pub failure: Option<Failure>,
+    /// The first failure messages.
+    pub errors: Vec<String>,
+    /// Ctrl-C stopped it.
+    pub interrupted: bool,
 }
 
 /// The file thread `k` works on.
 pub fn file_of(dir: &str, k: usize) -> String {
-    format!("{}/test_{k}", dir.trim_end_matches('/'))
+    join(dir, &format!("test_{k}"))
 }
 
-/// Makes a fresh run directory under the target's path.
-pub fn prepare_dir(target: &Target) -> Result<String, String> {
-    let base = target.path.trim_end_matches('/');
-    let store = &target.store;
-    if !base.is_empty() && store.capabilities().directories {
-        match store.stat(base).map_err(|e| e.to_string())? {
-            Some(m) if m.is_dir => {}
-            Some(_) => return Err(format!("{base} is a file; ops needs a directory or prefix to work in")),
-            None => return Err(format!("directory {base} does not exist; create it first or give an existing one")),
-        }
+fn join(dir: &str, name: &str) -> String {
+    let d = dir.trim_end_matches('/');
+    if d.is_empty() {
+        name.to_string()
+    } else {
+        format!("{d}/{name}")
     }
-    let name = super::bandwidth::unique_name();
-    let dir = if base.is_empty() { name } else { format!("{base}/{name}") };
-    store.create_dir(&dir).map_err(|e| format!("cannot create the run directory: {e}"))?;
-    Ok(dir)
 }
 
-fn write_file(target: &Target, path: &str, plan: &OpsPlan, data: &[u8]) -> Result<(), StoreError> {
-    let opts = WriteOptions { overwrite: true, size_hint: Some(plan.file_size), ..Default::default() };
+/// The files a run made and must remove, and the base directory it made, if any.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    /// The base directory or prefix the operations work in.
+    pub base: String,
+    /// storebench made `base` itself (a fresh temporary directory).
+    pub made_base: bool,
+    /// Files storebench created before the run.
+    pub files: Vec<String>,
+    /// The file single_read and prefetch_read read.
+    pub single: Option<String>,
+}
+
+fn write_file(
+    target: &Target,
+    path: &str,
+    size: u64,
+    buffer: u64,
+    data: &[u8],
+    overwrite: bool,
+) -> Result<(), StoreError> {
+    let opts = WriteOptions { overwrite, size_hint: Some(size), ..Default::default() };
     let mut w = target.store.create(path, &opts)?;
-    let mut left = plan.file_size;
+    let mut left = size;
     while left > 0 {
-        let n = left.min(plan.buffer_size) as usize;
+        let n = left.min(buffer) as usize;
         if let Err(e) = w.write(&data[..n]) {
             let _ = w.abort();
             return Err(e);
@@ -92,28 +180,261 @@ fn write_file(target: &Target, path: &str, plan: &OpsPlan, data: &[u8]) -> Resul
     w.close().map(|_| ())
 }
 
-/// Creates every thread's file, untimed, for the read operations.
-pub fn prepare_files(target: &Target, dir: &str, plan: &OpsPlan) -> Result<(), String> {
-    let data = DataPattern::new(plan.buffer_size as usize, 1).buffer();
-    for k in 0..plan.threads {
-        write_file(target, &file_of(dir, k), plan, &data).map_err(|e| format!("preparing test_{k}: {e}"))?;
+/// Checks and creates what the operations need before the first repeat: the base directory, the
+/// threads' files (with --prepare, or checks they exist), delete's files, the single-read file.
+pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Prepared, String> {
+    let store = &target.store;
+    let mut p = Prepared { base: target.path.trim_end_matches('/').to_string(), ..Default::default() };
+    if default_base {
+        p.base = join(&p.base, &super::bandwidth::unique_name());
+        store.create_dir(&p.base).map_err(|e| format!("cannot create the run directory: {e}"))?;
+        p.made_base = true;
+    } else if !p.base.is_empty() && store.capabilities().directories {
+        match store.stat(&p.base).map_err(|e| e.to_string())? {
+            Some(m) if m.is_dir => {}
+            Some(_) => return Err(format!("{} is a file; ops needs a directory or prefix to work in", p.base)),
+            None => {
+                return Err(format!("directory {} does not exist; create it first or give an existing one", p.base))
+            }
+        }
     }
-    Ok(())
+    let size = if plan.file_size == 0 { 10 << 20 } else { plan.file_size };
+    let data = DataPattern::new(plan.buffer_size as usize, plan.seed).buffer();
+    let make = |p: &mut Prepared, path: String, size: u64| -> Result<(), String> {
+        write_file(target, &path, size, plan.buffer_size, &data, false)
+            .map_err(|e| format!("preparing {path}: {e}"))?;
+        p.files.push(path);
+        Ok(())
+    };
+    if plan.has(Op::CreateWrite) && !plan.needs_thread_files() {
+        // create_write makes test_K itself; it must not take over files that are already there.
+        for k in 0..plan.threads {
+            let f = file_of(&p.base, k);
+            if store.exists(&f).map_err(|e| e.to_string())? {
+                return Err(format!(
+                    "{f} already exists (left by an earlier --keep run?): create_write will not overwrite it; remove it or use another directory"
+                ));
+            }
+        }
+    }
+    let thread_files = plan.needs_thread_files() || (plan.mix.len() > 1 && plan.has(Op::CreateWrite));
+    if thread_files {
+        for k in 0..plan.threads {
+            let f = file_of(&p.base, k);
+            if store.exists(&f).map_err(|e| e.to_string())? {
+                continue;
+            }
+            if !plan.prepare {
+                return Err(format!(
+                    "{f} does not exist: {} reads the files `storebench ops --op create_write --keep` leaves in {}; run that first (same --threads), or add --prepare",
+                    plan.name(),
+                    if p.base.is_empty() { "the store's root" } else { &p.base }
+                ));
+            }
+            make(&mut p, f, size)?;
+        }
+    }
+    if plan.has(Op::Delete) {
+        let n = plan.iterations.unwrap_or(0);
+        for k in 0..plan.threads {
+            for i in 0..n * plan.repeats as u64 {
+                let f = join(&p.base, &format!("test_{k}_{i}"));
+                make(&mut p, f, 0)?;
+            }
+        }
+    }
+    if plan.has(Op::List) && plan.prepare && !thread_files {
+        for k in 0..plan.threads {
+            let f = file_of(&p.base, k);
+            if !store.exists(&f).map_err(|e| e.to_string())? {
+                make(&mut p, f, 0)?;
+            }
+        }
+    }
+    if plan.needs_single_file() {
+        match &plan.file_path {
+            Some(f) => match store.stat(f).map_err(|e| e.to_string())? {
+                Some(m) if !m.is_dir => p.single = Some(f.clone()),
+                _ => {
+                    return Err(format!(
+                        "--file-path {f} does not exist (or is a directory): give an existing file to read"
+                    ))
+                }
+            },
+            None if plan.prepare => {
+                let f = join(&p.base, "single_read.dat");
+                make(&mut p, f.clone(), size)?;
+                p.single = Some(f);
+            }
+            None => {
+                return Err(format!(
+                    "{} reads one given file: pass --file-path (conf: file_path), or add --prepare to make one",
+                    plan.name()
+                ))
+            }
+        }
+    }
+    Ok(p)
 }
 
-/// One thread's loop.
+/// Per-thread state of the loop.
+struct Worker<'a> {
+    plan: &'a OpsPlan,
+    target: &'a Target,
+    prepared: &'a Prepared,
+    k: usize,
+    repeat: usize,
+    ctx: &'a RunContext,
+    data: crate::target::aligned::AlignedBuf,
+    buf: Vec<u8>,
+    rng: u64,
+    renamed: bool,
+}
+
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+impl Worker<'_> {
+    fn choose(&mut self) -> Op {
+        if self.plan.mix.len() == 1 {
+            return self.plan.mix[0].0;
+        }
+        let total: u64 = self.plan.mix.iter().map(|(_, w)| *w as u64).sum();
+        let mut r = xorshift(&mut self.rng) % total;
+        for (op, w) in &self.plan.mix {
+            if r < *w as u64 {
+                return *op;
+            }
+            r -= *w as u64;
+        }
+        self.plan.mix[0].0
+    }
+
+    /// Reads up to `size` bytes (0 = to the end) from `offset` of `path`; returns bytes and first-byte time.
+    fn read(
+        &mut self,
+        path: &str,
+        offset: u64,
+        size: u64,
+        prefetch: bool,
+        rec: &mut Recorder,
+    ) -> Result<(u64, Option<Instant>), StoreError> {
+        let t0 = Instant::now();
+        let plan = self.plan;
+        let pf = prefetch.then_some(Prefetch { block: plan.buffer_size, depth: plan.prefetch, end: u64::MAX });
+        let opts = ReadOptions { sequential: !plan.random, prefetch: pf, ..Default::default() };
+        let mut s = self.target.store.open(path, &opts)?;
+        let t_open = Instant::now();
+        rec.record(Event {
+            op: OpKind::OpenForDownload,
+            bytes: 0,
+            offset: 0,
+            start_ns: self.ctx.ns(t0),
+            first_byte_ns: self.ctx.ns(t_open),
+            end_ns: self.ctx.ns(t_open),
+            error: None,
+        });
+        let end = if size == 0 { s.len() } else { (offset + size).min(s.len()) };
+        let mut at = offset;
+        let mut first = None;
+        while at < end {
+            let want = (end - at).min(plan.buffer_size) as usize;
+            let info = if plan.random || prefetch || offset > 0 {
+                s.read_at(at, &mut self.buf[..want])?
+            } else {
+                s.read_next(&mut self.buf[..want])?
+            };
+            first.get_or_insert(info.first_byte);
+            if info.bytes == 0 {
+                break;
+            }
+            at += info.bytes as u64;
+        }
+        s.close()?;
+        Ok((at - offset, first))
+    }
+
+    /// Runs one operation; returns the bytes it moved and when its first byte came.
+    fn one(&mut self, op: Op, i: u64, rec: &mut Recorder) -> Result<(u64, Option<Instant>), StoreError> {
+        let plan = self.plan;
+        let store = &self.target.store;
+        let mine = file_of(&self.prepared.base, self.k);
+        match op {
+            Op::CreateWrite => {
+                let size = if plan.file_size == 0 { 10 << 20 } else { plan.file_size };
+                write_file(self.target, &mine, size, plan.buffer_size, &self.data, true)?;
+                Ok((size, None))
+            }
+            Op::OpenRead => self.read(&mine, 0, plan.file_size, false, rec),
+            Op::SingleRead | Op::PrefetchRead => {
+                let path = self.prepared.single.clone().unwrap_or_default();
+                let offset = if plan.random && plan.file_size > 0 {
+                    let len = store.stat(&path)?.map_or(0, |m| m.size);
+                    let slots = (len / plan.file_size).max(1);
+                    (xorshift(&mut self.rng) % slots) * plan.file_size
+                } else {
+                    0
+                };
+                self.read(&path, offset, plan.file_size, op == Op::PrefetchRead, rec)
+            }
+            Op::Exists => match store.exists(&mine)? {
+                true => Ok((0, None)),
+                false => Err(StoreError::NotFound { path: mine }),
+            },
+            Op::Stat => store.stat(&mine)?.map(|_| (0, None)).ok_or(StoreError::NotFound { path: mine }),
+            Op::Rename => {
+                let new = format!("{mine}_new");
+                let (from, to) = if self.renamed { (new, mine) } else { (mine, new) };
+                store.rename(&from, &to)?;
+                self.renamed = !self.renamed;
+                Ok((0, None))
+            }
+            Op::List => store.list(&self.prepared.base).map(|_| (0, None)),
+            Op::Delete => {
+                let n = plan.iterations.unwrap_or(0);
+                let f = join(&self.prepared.base, &format!("test_{}_{}", self.k, (self.repeat as u64 - 1) * n + i));
+                store.delete(&f).map(|_| (0, None))
+            }
+        }
+    }
+}
+
+/// Shared state of one repeat: the rate limiter's tickets and the fail-fast flag.
+#[derive(Default)]
+pub struct RepeatShared {
+    tickets: AtomicU64,
+    failed: AtomicBool,
+}
+
+/// One thread's loop in one repeat.
+#[allow(clippy::too_many_arguments)]
 pub fn run_thread(
     plan: &OpsPlan,
     target: &Target,
-    dir: &str,
+    prepared: &Prepared,
     k: usize,
+    repeat: usize,
     ctx: &RunContext,
+    shared: &RepeatShared,
     rec: &mut Recorder,
 ) -> ThreadRun {
     let mut out = ThreadRun::default();
-    let path = file_of(dir, k);
-    let data = DataPattern::new(plan.buffer_size as usize, k as u64 + 1).buffer();
-    let mut buf = vec![0u8; plan.buffer_size as usize];
+    let mut w = Worker {
+        plan,
+        target,
+        prepared,
+        k,
+        repeat,
+        ctx,
+        data: DataPattern::new(plan.buffer_size as usize, plan.seed ^ k as u64).buffer(),
+        buf: vec![0u8; plan.buffer_size as usize],
+        rng: (plan.seed ^ ((k as u64 + 1) << 32) ^ repeat as u64) | 1,
+        renamed: false,
+    };
     let deadline = plan.duration.map(|d| ctx.epoch + d);
     let mut i = 0u64;
     loop {
@@ -121,45 +442,39 @@ pub fn run_thread(
             break;
         }
         if ctx.stopping() {
-            out.failure = Some(Failure::Interrupted);
+            out.interrupted = true;
             break;
         }
-        i += 1;
-        let t0 = Instant::now();
-        let mut first = None;
-        let r = match plan.op {
-            Op::CreateWrite => write_file(target, &path, plan, &data).map(|_| plan.file_size),
-            Op::OpenRead => (|| {
-                let mut s = target.store.open(&path, &ReadOptions { sequential: true, ..Default::default() })?;
-                let t_open = Instant::now();
-                rec.record(Event {
-                    op: OpKind::OpenForDownload,
-                    bytes: 0,
-                    offset: 0,
-                    start_ns: ctx.ns(t0),
-                    first_byte_ns: ctx.ns(t_open),
-                    end_ns: ctx.ns(t_open),
-                    error: None,
-                });
-                let mut got = 0u64;
-                while got < plan.file_size {
-                    let want = (plan.file_size - got).min(plan.buffer_size) as usize;
-                    let info = s.read_next(&mut buf[..want])?;
-                    first.get_or_insert(info.first_byte);
-                    if info.bytes == 0 {
-                        break;
-                    }
-                    got += info.bytes as u64;
+        if shared.failed.load(Ordering::Relaxed) {
+            break;
+        }
+        // With --rate, operation n of all threads is due at n / rate: wait for it, and count its
+        // latency from then, so time spent queued behind a slow store is not hidden.
+        let t0 = match plan.rate {
+            Some(rate) => {
+                let n = shared.tickets.fetch_add(1, Ordering::Relaxed);
+                let due = ctx.epoch + Duration::from_secs_f64(n as f64 / rate);
+                if deadline.is_some_and(|d| due >= d) {
+                    break;
                 }
-                s.close()?;
-                Ok(got)
-            })(),
+                let now = Instant::now();
+                if due > now {
+                    std::thread::sleep(due - now);
+                }
+                due
+            }
+            None => Instant::now(),
         };
+        let op = w.choose();
+        let r = w.one(op, i, rec);
+        i += 1;
         let t1 = Instant::now();
-        let err = r.as_ref().err().map(|e| e.to_string());
-        let bytes = *r.as_ref().unwrap_or(&0);
+        let (bytes, first, err) = match &r {
+            Ok((b, f)) => (*b, *f, None),
+            Err(e) => (0, None, Some(e.to_string())),
+        };
         rec.record(Event {
-            op: plan.kind(),
+            op: kind(op),
             bytes,
             offset: 0,
             start_ns: ctx.ns(t0),
@@ -173,18 +488,41 @@ pub fn run_thread(
                 ctx.bytes_done.fetch_add(bytes, Ordering::Relaxed);
             }
             Some(e) => {
-                out.failure = Some(Failure::Failed(format!("{} of {path} failed: {e}", plan.op.name())));
-                break;
+                if out.errors.len() < FIRST_ERRORS {
+                    out.errors.push(format!("{}: {e}", op.name()));
+                }
+                if plan.fail_fast {
+                    shared.failed.store(true, Ordering::Relaxed);
+                    break;
+                }
             }
+        }
+    }
+    // A file renamed an odd number of times goes back to its name, untimed.
+    if w.renamed {
+        let mine = file_of(&prepared.base, k);
+        if let Err(e) = target.store.rename(&format!("{mine}_new"), &mine) {
+            out.errors.push(format!("renaming back to {mine}: {e}"));
         }
     }
     out
 }
 
+/// The operations of a repeat, all kinds the plan records merged.
+fn merged(plan: &OpsPlan, rec: &Recorder) -> OpAccumulator {
+    let mut acc = OpAccumulator::default();
+    let mut kinds: Vec<OpKind> = plan.mix.iter().map(|(o, _)| kind(*o)).collect();
+    kinds.dedup();
+    for k in kinds {
+        acc.merge(rec.op(k));
+    }
+    acc
+}
+
 /// The aggregate figures: both throughput definitions (until the last thread ends, and until the first
 /// thread ends: "stonewall").
 pub fn summarize(plan: &OpsPlan, rec: &Recorder, threads: &[ThreadRun], cpu: CpuTimes) -> OpsSummary {
-    let acc = rec.op(plan.kind());
+    let acc = merged(plan, rec);
     let ends: Vec<u64> = threads.iter().map(|t| t.done.last().map_or(0, |d| d.0)).collect();
     let wall_ns = ends.iter().copied().max().unwrap_or(0);
     let stonewall_ns = ends.iter().copied().min().unwrap_or(0);
@@ -209,8 +547,127 @@ pub fn summarize(plan: &OpsPlan, rec: &Recorder, threads: &[ThreadRun], cpu: Cpu
         stonewall_ops: sw_ops,
         stonewall_bytes: sw_bytes,
         stonewall_mib_per_s: per_s(mib(sw_bytes), stonewall_ns),
-        latency: latency_stats(acc),
+        latency: latency_stats(&acc),
         cpu: cpu_report(cpu, acc.bytes),
+    }
+}
+
+/// Operations and bytes that ended in each second.
+pub fn per_second(threads: &[ThreadRun]) -> Vec<SecondSample> {
+    let mut out: Vec<SecondSample> = Vec::new();
+    for (end, bytes) in threads.iter().flat_map(|t| t.done.iter()) {
+        let s = end / 1_000_000_000;
+        while out.len() as u64 <= s {
+            out.push(SecondSample { second: out.len() as u64, ..Default::default() });
+        }
+        out[s as usize].ops += 1;
+        out[s as usize].bytes += bytes;
+    }
+    out
+}
+
+/// A repeat's figures: the common ones, then the Doris seed's for the operation.
+pub fn figures(plan: &OpsPlan, rec: &Recorder, s: &OpsSummary) -> Vec<Figure> {
+    let f = |name: &str, unit: &str, value: f64| Figure { name: name.into(), unit: unit.into(), value };
+    let l = &s.latency;
+    let mut v = vec![
+        f("ops_per_s", "1/s", s.ops_per_s),
+        f("mib_per_s", "MiB/s", s.mib_per_s),
+        f("stonewall_mib_per_s", "MiB/s", s.stonewall_mib_per_s),
+        f("wall_s", "s", s.wall_s),
+        f("latency_p50_s", "s", l.p50_s),
+        f("latency_p90_s", "s", l.p90_s),
+        f("latency_p99_s", "s", l.p99_s),
+        f("latency_p999_s", "s", l.p999_s),
+        f("latency_max_s", "s", l.max_s),
+    ];
+    if plan.mix.len() == 1 {
+        let b = s.bytes as f64;
+        let rate = if s.wall_s > 0.0 { b / s.wall_s } else { 0.0 };
+        match plan.mix[0].0 {
+            Op::CreateWrite => v.extend([
+                f("WriteRate(B/S)", "B/s", rate),
+                f("WriteTime(S)", "s", s.wall_s),
+                f("WriteTotal(B)", "B", b),
+            ]),
+            Op::OpenRead | Op::SingleRead | Op::PrefetchRead => {
+                let open = rec.op(OpKind::OpenForDownload).latency.mean().unwrap_or(0.0) / 1e9;
+                v.extend([
+                    f("OpenReaderTime(S)", "s", open),
+                    f("ReadRate(B/S)", "B/s", rate),
+                    f("ReadTime(S)", "s", s.wall_s),
+                    f("ReadTotal(B)", "B", b),
+                ])
+            }
+            op => {
+                let cost = match op {
+                    Op::Exists => "ExistsCost(S)",
+                    Op::Stat => "StatCost(S)",
+                    Op::Rename => "RenameCost(S)",
+                    Op::List => "ListCost(S)",
+                    _ => "DeleteCost(S)",
+                };
+                v.push(f(cost, "s", l.mean_s));
+            }
+        }
+    }
+    v
+}
+
+/// Mean, median, sample standard deviation, cv, min and max of `values`.
+pub fn stats_of(name: &str, unit: &str, values: &[f64]) -> FigureStats {
+    let n = values.len();
+    if n == 0 {
+        return FigureStats { name: name.into(), unit: unit.into(), ..Default::default() };
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
+    let stddev =
+        if n > 1 { (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
+    FigureStats {
+        name: name.into(),
+        unit: unit.into(),
+        n,
+        mean,
+        median,
+        stddev,
+        cv: if mean != 0.0 { stddev / mean } else { 0.0 },
+        min: sorted[0],
+        max: sorted[n - 1],
+    }
+}
+
+/// Statistics of every figure over `repeats`.
+pub fn statistics(repeats: &[RepeatReport]) -> Vec<FigureStats> {
+    let Some(first) = repeats.first() else { return Vec::new() };
+    first
+        .figures
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let values: Vec<f64> = repeats.iter().filter_map(|r| r.figures.get(i)).map(|g| g.value).collect();
+            stats_of(&f.name, &f.unit, &values)
+        })
+        .collect()
+}
+
+/// The one repeat's report.
+pub fn repeat_report(
+    plan: &OpsPlan,
+    repeat: usize,
+    rec: &Recorder,
+    threads: &[ThreadRun],
+    cpu: CpuTimes,
+) -> RepeatReport {
+    let summary = summarize(plan, rec, threads, cpu);
+    RepeatReport {
+        repeat,
+        figures: figures(plan, rec, &summary),
+        summary,
+        ops: aggregate::op_stats(rec),
+        per_second: per_second(threads),
     }
 }
 
@@ -219,45 +676,60 @@ pub fn summarize(plan: &OpsPlan, rec: &Recorder, threads: &[ThreadRun], cpu: Cpu
 pub fn report(
     plan: &OpsPlan,
     target: &Target,
-    dir: &str,
-    rec: &Recorder,
-    summary: OpsSummary,
+    prepared: &Prepared,
+    all: &Recorder,
+    run: OpsRun,
     counters: Vec<CounterGroup>,
     failure: Option<&Failure>,
     started_at: String,
 ) -> RunReport {
     let params = Params::Ops(OpsParams {
-        op: plan.op.name().into(),
+        op: plan.name().into(),
+        mix: plan.mix.iter().map(|(o, w)| (o.name().to_string(), *w)).collect(),
         threads: plan.threads,
         iterations: plan.iterations,
         duration_s: plan.duration.map(|d| d.as_secs_f64()),
+        repeats: plan.repeats,
+        rate: plan.rate,
         file_size: plan.file_size,
         buffer_size: plan.buffer_size,
-        path: dir.to_string(),
+        file_path: prepared.single.clone(),
+        random: plan.random,
+        seed: plan.seed,
+        path: prepared.base.clone(),
     });
     RunReport {
-        ops: aggregate::op_stats(rec),
+        ops: aggregate::op_stats(all),
         counters,
-        summary: Some(summary),
+        ops_run: Some(run),
         ..super::base_report("ops", target, target.store.engine(false), params, failure, started_at)
     }
 }
 
-/// Removes the files and the run directory unless `--keep`; returns what could not be removed.
-pub fn cleanup(plan: &OpsPlan, target: &Target, dir: &str) -> Vec<String> {
+/// Removes what the run created unless `--keep`: the files --prepare made, create_write's files, and a
+/// base directory storebench made. Returns what could not be removed.
+pub fn cleanup(plan: &OpsPlan, target: &Target, prepared: &Prepared) -> Vec<String> {
     let mut errors = Vec::new();
     if plan.keep {
         return errors;
     }
-    for k in 0..plan.threads {
-        let f = file_of(dir, k);
-        match target.store.delete(&f) {
+    let store = &target.store;
+    let mut files = prepared.files.clone();
+    if plan.has(Op::CreateWrite) {
+        files.extend((0..plan.threads).map(|k| file_of(&prepared.base, k)));
+    }
+    files.sort();
+    files.dedup();
+    for f in files {
+        match store.delete(&f) {
             Ok(()) | Err(StoreError::NotFound { .. }) => {}
             Err(e) => errors.push(format!("deleting {f}: {e}")),
         }
     }
-    if let Err(e) = target.store.remove_dir(dir) {
-        errors.push(format!("removing the run directory {dir}: {e}"));
+    if prepared.made_base {
+        if let Err(e) = store.remove_dir(&prepared.base) {
+            errors.push(format!("removing the run directory {}: {e}", prepared.base));
+        }
     }
     errors
 }
@@ -267,21 +739,33 @@ mod tests {
     use super::*;
 
     fn thread(done: &[(u64, u64)]) -> ThreadRun {
-        ThreadRun { done: done.to_vec(), failure: None }
+        ThreadRun { done: done.to_vec(), ..Default::default() }
+    }
+
+    fn plan(mix: Vec<(Op, u32)>) -> OpsPlan {
+        OpsPlan {
+            mix,
+            threads: 2,
+            iterations: None,
+            duration: None,
+            repeats: 1,
+            rate: None,
+            file_size: 1 << 20,
+            buffer_size: 1 << 20,
+            file_path: None,
+            random: false,
+            prefetch: 4,
+            prepare: false,
+            fail_fast: false,
+            keep: false,
+            seed: 1,
+        }
     }
 
     #[test]
     fn throughput_until_last_and_until_first_thread_done() {
         // Two threads, 1 MiB per op. Thread 0: ops ending at 1 s and 2 s. Thread 1: 0.5, 1.5, 2.5, 4 s.
-        let plan = OpsPlan {
-            op: Op::CreateWrite,
-            threads: 2,
-            iterations: None,
-            duration: None,
-            file_size: 1 << 20,
-            buffer_size: 1 << 20,
-            keep: false,
-        };
+        let plan = plan(vec![(Op::CreateWrite, 1)]);
         let s = |x: f64| (x * 1e9) as u64;
         let t = [
             thread(&[(s(1.0), 1 << 20), (s(2.0), 1 << 20)]),
@@ -311,5 +795,67 @@ mod tests {
         // Latency: 1, 1, 0.5, 1, 1, 1.5 s: mean 1 s, max 1.5 s, min 0.5 s.
         assert!((sum.latency.mean_s - 1.0).abs() < 1e-9);
         assert_eq!((sum.latency.min_s, sum.latency.max_s), (0.5, 1.5));
+        // Per second: ends at 0.5 | 1.0, 1.5 | 2.0, 2.5 | - | 4.0.
+        let ps: Vec<u64> = per_second(&t).iter().map(|x| x.ops).collect();
+        assert_eq!(ps, [1, 2, 2, 0, 1]);
+        // The seed's figures for create_write: WriteRate = 6 MiB / 4 s, WriteTime = 4 s, WriteTotal.
+        let figs = figures(&plan, &rec, &sum);
+        let get = |n: &str| figs.iter().find(|f| f.name == n).unwrap().value;
+        assert_eq!(get("WriteRate(B/S)"), (6 << 20) as f64 / 4.0);
+        assert_eq!((get("WriteTime(S)"), get("WriteTotal(B)")), (4.0, (6 << 20) as f64));
+    }
+
+    #[test]
+    fn statistics_across_repeats_by_hand() {
+        // 10, 12, 14, 20: mean 14, median 13, sample variance (16 + 4 + 0 + 36) / 3 = 56/3.
+        let s = stats_of("x", "1/s", &[10.0, 20.0, 12.0, 14.0]);
+        assert_eq!((s.n, s.mean, s.median, s.min, s.max), (4, 14.0, 13.0, 10.0, 20.0));
+        assert!((s.stddev - (56.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert!((s.cv - (56.0f64 / 3.0).sqrt() / 14.0).abs() < 1e-12);
+        // The seed's three repeats of ReadTime (s): 13.642, 3.91824, 3.68479 -> mean 7.08166,
+        // median 3.91824, stddev 5.68258, cv 80.24 %.
+        let s = stats_of("ReadTime(S)", "s", &[13.642, 3.91824, 3.68479]);
+        // (the seed printed figures rounded to 6 digits from unrounded repeats, hence 1e-4)
+        assert!((s.mean - 7.08166).abs() < 1e-4 && s.median == 3.91824, "{}", s.mean);
+        assert!((s.stddev - 5.68258).abs() < 1e-4, "{}", s.stddev);
+        assert!((s.cv - 0.8024).abs() < 1e-4);
+        // One repeat: no spread.
+        let s = stats_of("x", "s", &[3.0]);
+        assert_eq!((s.stddev, s.cv, s.median), (0.0, 0.0, 3.0));
+    }
+
+    #[test]
+    fn mix_parsing_and_weighted_choice() {
+        assert_eq!(parse_mix("open_read=3, stat=1").unwrap(), vec![(Op::OpenRead, 3), (Op::Stat, 1)]);
+        for (bad, needle) in [
+            ("open_read", "expected op=weight"),
+            ("teleport=1", "unknown operation 'teleport'"),
+            ("stat=0", "weight '0'"),
+            ("rename=1", "cannot hold rename"),
+            ("stat=1,stat=2", "twice"),
+            ("", "empty"),
+        ] {
+            let e = parse_mix(bad).unwrap_err();
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
+        // Weighted draws follow the weights: 3:1 over 4000 draws, within 5 %.
+        let p = plan(vec![(Op::OpenRead, 3), (Op::Stat, 1)]);
+        let target = crate::target::memory::MemoryStore::target("mixtest");
+        let prepared = Prepared::default();
+        let ctx = RunContext::new(std::sync::Arc::new(AtomicBool::new(false)));
+        let mut w = Worker {
+            plan: &p,
+            target: &target,
+            prepared: &prepared,
+            k: 0,
+            repeat: 1,
+            ctx: &ctx,
+            data: DataPattern::new(16, 1).buffer(),
+            buf: Vec::new(),
+            rng: 12345,
+            renamed: false,
+        };
+        let reads = (0..4000).filter(|_| w.choose() == Op::OpenRead).count();
+        assert!((2850..3150).contains(&reads), "{reads}");
     }
 }
