@@ -262,8 +262,9 @@ pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Pr
                 }
             },
             None if plan.prepare => {
+                // Random reads need room to land in: at least 64 MiB.
                 let f = join(&p.base, "single_read.dat");
-                make(&mut p, f.clone(), size)?;
+                make(&mut p, f.clone(), if plan.random { size.max(64 << 20) } else { size })?;
                 p.single = Some(f);
             }
             None => {
@@ -289,6 +290,8 @@ struct Worker<'a> {
     buf: Vec<u8>,
     rng: u64,
     renamed: bool,
+    /// The reader single_read --random keeps open.
+    reader: Option<Box<dyn crate::target::ReadStream>>,
 }
 
 fn xorshift(state: &mut u64) -> u64 {
@@ -358,6 +361,43 @@ impl Worker<'_> {
         Ok((at - offset, first))
     }
 
+    /// single_read --random: one positioned read of --file-size bytes at a random multiple of it, on a
+    /// reader the thread opens once per repeat (an IOPS workload, as fio's randread).
+    fn random_read(&mut self, rec: &mut Recorder) -> Result<(u64, Option<Instant>), StoreError> {
+        let plan = self.plan;
+        if self.reader.is_none() {
+            let t0 = Instant::now();
+            let path = self.prepared.single.clone().unwrap_or_default();
+            let opts = ReadOptions { sequential: false, ..Default::default() };
+            self.reader = Some(self.target.store.open(&path, &opts)?);
+            let t1 = Instant::now();
+            rec.record(Event {
+                op: OpKind::OpenForDownload,
+                bytes: 0,
+                offset: 0,
+                start_ns: self.ctx.ns(t0),
+                first_byte_ns: self.ctx.ns(t1),
+                end_ns: self.ctx.ns(t1),
+                error: None,
+            });
+        }
+        let Some(r) = self.reader.as_mut() else { return Ok((0, None)) };
+        let slots = (r.len() / plan.file_size).max(1);
+        let offset = (xorshift(&mut self.rng) % slots) * plan.file_size;
+        let mut done = 0u64;
+        let mut first = None;
+        while done < plan.file_size {
+            let want = (plan.file_size - done).min(plan.buffer_size) as usize;
+            let info = r.read_at(offset + done, &mut self.buf[..want])?;
+            first.get_or_insert(info.first_byte);
+            if info.bytes == 0 {
+                break;
+            }
+            done += info.bytes as u64;
+        }
+        Ok((done, first))
+    }
+
     /// Runs one operation; returns the bytes it moved and when its first byte came.
     fn one(&mut self, op: Op, i: u64, rec: &mut Recorder) -> Result<(u64, Option<Instant>), StoreError> {
         let plan = self.plan;
@@ -370,16 +410,10 @@ impl Worker<'_> {
                 Ok((size, None))
             }
             Op::OpenRead => self.read(&mine, 0, plan.file_size, false, rec),
+            Op::SingleRead if plan.random => self.random_read(rec),
             Op::SingleRead | Op::PrefetchRead => {
                 let path = self.prepared.single.clone().unwrap_or_default();
-                let offset = if plan.random && plan.file_size > 0 {
-                    let len = store.stat(&path)?.map_or(0, |m| m.size);
-                    let slots = (len / plan.file_size).max(1);
-                    (xorshift(&mut self.rng) % slots) * plan.file_size
-                } else {
-                    0
-                };
-                self.read(&path, offset, plan.file_size, op == Op::PrefetchRead, rec)
+                self.read(&path, 0, plan.file_size, op == Op::PrefetchRead, rec)
             }
             Op::Exists => match store.exists(&mine)? {
                 true => Ok((0, None)),
@@ -434,6 +468,7 @@ pub fn run_thread(
         buf: vec![0u8; plan.buffer_size as usize],
         rng: (plan.seed ^ ((k as u64 + 1) << 32) ^ repeat as u64) | 1,
         renamed: false,
+        reader: None,
     };
     let deadline = plan.duration.map(|d| ctx.epoch + d);
     let mut i = 0u64;
@@ -497,6 +532,9 @@ pub fn run_thread(
                 }
             }
         }
+    }
+    if let Some(r) = w.reader.take() {
+        let _ = r.close();
     }
     // A file renamed an odd number of times goes back to its name, untimed.
     if w.renamed {
@@ -854,6 +892,7 @@ mod tests {
             buf: Vec::new(),
             rng: 12345,
             renamed: false,
+            reader: None,
         };
         let reads = (0..4000).filter(|_| w.choose() == Op::OpenRead).count();
         assert!((2850..3150).contains(&reads), "{reads}");

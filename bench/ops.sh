@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# storebench ops against peers doing the same calls, side by side on this machine:
+#  1. single_read of 4 KiB at random offsets of a cached 256 MiB file, 1 thread, vs
+#     fio --rw=randread --bs=4k --ioengine=psync --invalidate=0 on the same file: IOPS ratio (>= 1.0x).
+#  2. On local S3 servers (versitygw; MinIO with --minio): exists, list and single_read (4 KiB ranged
+#     GETs) with 8 threads vs boto3 making the same calls with 8 threads: ops/s ratio (>= 1.0x).
+#   bench/ops.sh [SECONDS] [--minio]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${1:-5}
+cargo build --release --quiet
+SB=target/release/storebench
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/storebench-opsbench.XXXXXX")
+ROOTS=()
+cleanup() {
+  rm -rf "$WORK"
+  for r in "${ROOTS[@]}"; do scripts/object-servers.sh stop "$r" >/dev/null 2>&1 || true; done
+}
+trap cleanup EXIT
+sbops() { # JSON -> ops/s of the first repeat
+  python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ops_run']['repeats'][0]['summary']['ops_per_s'])" "$1"
+}
+ratio() { python3 -c "import sys; a,b=map(float,sys.argv[1:]); print(f'{a:12.0f} {b:12.0f} {a/b:6.2f}x')" "$1" "$2"; }
+printf '%-34s %12s %12s %7s\n' case storebench peer ratio
+
+# 1. Local 4 KiB random reads of a cached file.
+head -c $((256 << 20)) /dev/urandom >"$WORK/data.bin"
+cat "$WORK/data.bin" >/dev/null
+"$SB" ops --op single_read --random --file-size 4k --buffer-size 4k --threads 1 --duration "${SECS}s" \
+  --repeats 1 -q --file-path "$WORK/data.bin" --json "$WORK/sb.json" "$WORK" >/dev/null
+sb=$(sbops "$WORK/sb.json")
+if command -v fio >/dev/null; then
+  fio=$(fio --name=randread --filename="$WORK/data.bin" --rw=randread --bs=4k --ioengine=psync --invalidate=0 \
+    --runtime="$SECS" --time_based --output-format=json 2>/dev/null |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['jobs'][0]['read']['iops'])")
+  printf '%-34s %s\n' "file 4k randread, 1 thread (fio)" "$(ratio "$sb" "$fio")"
+else
+  echo "fio not installed (apt-get install fio): local case skipped"
+fi
+
+# 2. S3 metadata and small reads vs boto3.
+python3 -c 'import boto3' 2>/dev/null || { echo "boto3 is needed: pip install boto3" >&2; exit 1; }
+servers=(versitygw)
+[ "${2:-}" = --minio ] && servers+=(minio)
+for server in "${servers[@]}"; do
+  if [ "$server" = minio ]; then
+    eval "$(scripts/object-servers.sh start-minio)"
+    ROOTS+=("$STOREBENCH_MINIO_ROOT")
+    EP=$STOREBENCH_MINIO_ENDPOINT BUCKET=$STOREBENCH_MINIO_BUCKET
+    export AWS_ACCESS_KEY_ID=$STOREBENCH_MINIO_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$STOREBENCH_MINIO_SECRET_KEY
+  else
+    eval "$(scripts/object-servers.sh start)"
+    ROOTS+=("$STOREBENCH_SERVERS_ROOT")
+    EP=$STOREBENCH_S3_ENDPOINT BUCKET=$STOREBENCH_S3_BUCKET
+    export AWS_ACCESS_KEY_ID=$STOREBENCH_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$STOREBENCH_S3_SECRET_KEY
+  fi
+  for op in exists list single_read; do
+    prefix="opsbench-$$-$op"
+    extra=(--prepare --file-size 1k)
+    [ $op = single_read ] && extra=(--prepare --random --file-size 4k --buffer-size 4k)
+    "$SB" ops --op $op --threads 8 --duration "${SECS}s" --repeats 1 -q "${extra[@]}" \
+      --endpoint "$EP" --json "$WORK/sb.json" "s3://$BUCKET/$prefix/" >/dev/null
+    sb=$(sbops "$WORK/sb.json")
+    peer=$(python3 bench/ops_peer.py $op "$EP" "$BUCKET" "$prefix-boto3" 8 "$SECS" |
+      python3 -c "import json,sys; print(json.load(sys.stdin)['ops_per_s'])")
+    printf '%-34s %s\n' "$server $op, 8 threads (boto3)" "$(ratio "$sb" "$peer")"
+  done
+done
