@@ -231,7 +231,7 @@ fn ops_bad_input_is_one_line_and_exit_2() {
     bad(&["ops", "--op", "create_write", "--iterations", "2", "--duration", "1s"], "--duration");
     bad(&["ops", "--op", "create_write", "--duration", "0s"], "invalid duration '0s'");
     bad(&["ops", "--op", "create_write", "--file-size", "0"], "invalid --file-size '0'");
-    bad(&["ops", "--op", "teleport"], "teleport");
+    bad(&["ops", "--op", "teleport"], "unknown operation 'teleport': valid are create_write, open_read");
     // A target that cannot be used is a run failure (exit 1), also on one line.
     sb().args(["ops", "--op", "create_write", "/no/such/dir"])
         .assert()
@@ -263,4 +263,50 @@ fn every_operation_on_memory_with_prepare() {
             assert_eq!(rep.summary.bytes, moved, "{op}");
         }
     }
+}
+
+#[test]
+fn doris_conf_file_sets_sizes_and_base_dir_and_flags_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base");
+    std::fs::create_dir(&base).unwrap();
+    let conf = dir.path().join("fs.conf");
+    std::fs::write(
+        &conf,
+        format!("# Doris fs_benchmark_tool\nfile_size=64k\nbuffer_size=16k\nbase_dir={}\n", base.display()),
+    )
+    .unwrap();
+    let json = dir.path().join("r.json");
+    // The seed's spellings: --operation, --fs_type (ignored: the URL decides), --conf.
+    sb().args([
+        "ops",
+        "--operation",
+        "create_write",
+        "--fs_type",
+        "hdfs",
+        "--threads",
+        "2",
+        "--repeats",
+        "1",
+        "--keep",
+    ])
+    .arg("--conf")
+    .arg(&conf)
+    .arg("--json")
+    .arg(&json)
+    .assert()
+    .success();
+    let r = report(&json);
+    let Params::Ops(p) = &r.params else { panic!() };
+    assert_eq!((p.file_size, p.buffer_size), (64 << 10, 16 << 10));
+    assert_eq!(std::fs::metadata(base.join("test_1")).unwrap().len(), 64 << 10);
+    // A flag wins over the conf file.
+    sb().args(["ops", "--op", "open_read", "--threads", "2", "--repeats", "1", "--file_size", "32k", "--conf"])
+        .arg(&conf)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let r = report(&json);
+    assert_eq!(r.ops_run.unwrap().repeats[0].summary.bytes, 2 * (32 << 10));
 }
