@@ -310,3 +310,18 @@ fn doris_conf_file_sets_sizes_and_base_dir_and_flags_win() {
     let r = report(&json);
     assert_eq!(r.ops_run.unwrap().repeats[0].summary.bytes, 2 * (32 << 10));
 }
+
+#[test]
+fn a_run_that_cannot_start_leaves_nothing_behind() {
+    // No URL: a fresh directory under TMPDIR; --file-path missing: refused after the directory was
+    // made, which must then go again.
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("out").with_extension("json");
+    sb().env("TMPDIR", tmp.path())
+        .args(["ops", "--op", "single_read", "--file-path", "/no/such/file", "--json"])
+        .arg(&json)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--file-path /no/such/file does not exist"));
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "the run directory and the JSON file are gone");
+}

@@ -183,8 +183,19 @@ fn write_file(
 /// Checks and creates what the operations need before the first repeat: the base directory, the
 /// threads' files (with --prepare, or checks they exist), delete's files, the single-read file.
 pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Prepared, String> {
-    let store = &target.store;
     let mut p = Prepared { base: target.path.trim_end_matches('/').to_string(), ..Default::default() };
+    match prepare_into(target, plan, default_base, &mut p) {
+        Ok(()) => Ok(p),
+        Err(e) => {
+            // Nothing runs: take back what was made so far.
+            let _ = remove_made(target, &p, Vec::new());
+            Err(e)
+        }
+    }
+}
+
+fn prepare_into(target: &Target, plan: &OpsPlan, default_base: bool, p: &mut Prepared) -> Result<(), String> {
+    let store = &target.store;
     if default_base {
         p.base = join(&p.base, &super::bandwidth::unique_name());
         store.create_dir(&p.base).map_err(|e| format!("cannot create the run directory: {e}"))?;
@@ -231,7 +242,7 @@ pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Pr
                     if p.base.is_empty() { "the store's root" } else { &p.base }
                 ));
             }
-            make(&mut p, f, size)?;
+            make(p, f, size)?;
         }
     }
     if plan.has(Op::Delete) {
@@ -239,7 +250,7 @@ pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Pr
         for k in 0..plan.threads {
             for i in 0..n * plan.repeats as u64 {
                 let f = join(&p.base, &format!("test_{k}_{i}"));
-                make(&mut p, f, 0)?;
+                make(p, f, 0)?;
             }
         }
     }
@@ -247,7 +258,7 @@ pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Pr
         for k in 0..plan.threads {
             let f = file_of(&p.base, k);
             if !store.exists(&f).map_err(|e| e.to_string())? {
-                make(&mut p, f, 0)?;
+                make(p, f, 0)?;
             }
         }
     }
@@ -264,7 +275,7 @@ pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Pr
             None if plan.prepare => {
                 // Random reads need room to land in: at least 64 MiB.
                 let f = join(&p.base, "single_read.dat");
-                make(&mut p, f.clone(), if plan.random { size.max(64 << 20) } else { size })?;
+                make(p, f.clone(), if plan.random { size.max(64 << 20) } else { size })?;
                 p.single = Some(f);
             }
             None => {
@@ -275,7 +286,7 @@ pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Pr
             }
         }
     }
-    Ok(p)
+    Ok(())
 }
 
 /// Per-thread state of the loop.
@@ -747,15 +758,23 @@ pub fn report(
 /// Removes what the run created unless `--keep`: the files --prepare made, create_write's files, and a
 /// base directory storebench made. Returns what could not be removed.
 pub fn cleanup(plan: &OpsPlan, target: &Target, prepared: &Prepared) -> Vec<String> {
-    let mut errors = Vec::new();
     if plan.keep {
-        return errors;
+        return Vec::new();
     }
+    let written = if plan.has(Op::CreateWrite) {
+        (0..plan.threads).map(|k| file_of(&prepared.base, k)).collect()
+    } else {
+        Vec::new()
+    };
+    remove_made(target, prepared, written)
+}
+
+/// Removes the files `prepare` made plus `more`, and the base directory if storebench made it.
+fn remove_made(target: &Target, prepared: &Prepared, more: Vec<String>) -> Vec<String> {
+    let mut errors = Vec::new();
     let store = &target.store;
     let mut files = prepared.files.clone();
-    if plan.has(Op::CreateWrite) {
-        files.extend((0..plan.threads).map(|k| file_of(&prepared.base, k)));
-    }
+    files.extend(more);
     files.sort();
     files.dedup();
     for f in files {
