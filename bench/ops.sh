@@ -12,10 +12,10 @@ SECS=${1:-5}
 cargo build --release --quiet
 SB=target/release/storebench
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/storebench-opsbench.XXXXXX")
-ROOTS=()
+. bench/servers.sh
 cleanup() {
   rm -rf "$WORK"
-  for r in "${ROOTS[@]}"; do scripts/object-servers.sh stop "$r" >/dev/null 2>&1 || true; done
+  stop_servers
 }
 trap cleanup EXIT
 sbops() { # JSON -> ops/s of the first repeat
@@ -80,17 +80,7 @@ python3 -c 'import boto3' 2>/dev/null || { echo "boto3 is needed: pip install bo
 servers=(versitygw)
 [ "${2:-}" = --minio ] && servers+=(minio)
 for server in "${servers[@]}"; do
-  if [ "$server" = minio ]; then
-    eval "$(scripts/object-servers.sh start-minio)"
-    ROOTS+=("$STOREBENCH_MINIO_ROOT")
-    EP=$STOREBENCH_MINIO_ENDPOINT BUCKET=$STOREBENCH_MINIO_BUCKET
-    export AWS_ACCESS_KEY_ID=$STOREBENCH_MINIO_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$STOREBENCH_MINIO_SECRET_KEY
-  else
-    eval "$(scripts/object-servers.sh start)"
-    ROOTS+=("$STOREBENCH_SERVERS_ROOT")
-    EP=$STOREBENCH_S3_ENDPOINT BUCKET=$STOREBENCH_S3_BUCKET
-    export AWS_ACCESS_KEY_ID=$STOREBENCH_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$STOREBENCH_S3_SECRET_KEY
-  fi
+  start_s3 "$server"
   for op in exists list single_read; do
     prefix="opsbench-$$-$op"
     extra=(--prepare --file-size 1k)

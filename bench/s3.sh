@@ -17,10 +17,10 @@ SB=target/release/storebench
 command -v rclone >/dev/null || { echo "rclone is needed: apt-get install rclone" >&2; exit 1; }
 python3 -c 'import boto3, awscrt' 2>/dev/null || { echo "boto3 and awscrt are needed: pip install boto3 awscrt" >&2; exit 1; }
 SHM=$(mktemp -d /dev/shm/storebench-bench.XXXXXX)
-ROOTS=()
+. bench/servers.sh
 cleanup() {
   rm -rf "$SHM"
-  for r in "${ROOTS[@]}"; do scripts/object-servers.sh stop "$r" >/dev/null 2>&1 || true; done
+  stop_servers
 }
 trap cleanup EXIT
 
@@ -81,17 +81,7 @@ run_case() { # SERVER ENDPOINT BUCKET SIZE_MIB OP
 }
 
 for server in minio versitygw; do
-  if [ $server = minio ]; then
-    eval "$(scripts/object-servers.sh start-minio)"
-    ROOTS+=("$STOREBENCH_MINIO_ROOT")
-    EP=$STOREBENCH_MINIO_ENDPOINT BUCKET=$STOREBENCH_MINIO_BUCKET
-    export AWS_ACCESS_KEY_ID=$STOREBENCH_MINIO_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$STOREBENCH_MINIO_SECRET_KEY
-  else
-    eval "$(scripts/object-servers.sh start)"
-    ROOTS+=("$STOREBENCH_SERVERS_ROOT")
-    EP=$STOREBENCH_S3_ENDPOINT BUCKET=$STOREBENCH_S3_BUCKET
-    export AWS_ACCESS_KEY_ID=$STOREBENCH_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$STOREBENCH_S3_SECRET_KEY
-  fi
+  start_s3 "$server"
   for mib in 4 64; do
     for op in put get; do run_case $server "$EP" "$BUCKET" $mib $op; done
   done

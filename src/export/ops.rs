@@ -44,18 +44,31 @@ fn title(r: &RunReport, p: &OpsParams) -> String {
     format!("{op} x {} threads x {bound} x {} repeats against {}", p.threads, p.repeats, r.target)
 }
 
-/// The table's rows: figure name, unit, one value per repeat, then the statistics.
-fn rows(run: &OpsRun) -> Vec<(String, String, Vec<f64>, Option<&FigureStats>)> {
-    let Some(first) = run.repeats.first() else { return Vec::new() };
-    first
-        .figures
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let values = run.repeats.iter().filter_map(|r| r.figures.get(i)).map(|g| g.value).collect();
-            (f.name.clone(), f.unit.clone(), values, run.statistics.get(i))
-        })
-        .collect()
+/// The table as cells: a header, then per figure its name, unit, one value per repeat and the
+/// statistics across repeats.
+fn cells(run: &OpsRun) -> Vec<Vec<String>> {
+    let n = run.repeats.len();
+    let mut header = vec!["figure".to_string(), "unit".to_string()];
+    header.extend((1..=n).map(|i| if i == 1 && n > 1 { "1 (cold)".to_string() } else { i.to_string() }));
+    header.extend(["mean", "median", "stddev", "cv %", "min", "max"].map(String::from));
+    let mut table = vec![header];
+    let Some(first) = run.repeats.first() else { return table };
+    for (i, f) in first.figures.iter().enumerate() {
+        let mut row = vec![f.name.clone(), f.unit.clone()];
+        row.extend(run.repeats.iter().filter_map(|r| r.figures.get(i)).map(|g| num(g.value)));
+        if let Some(s) = run.statistics.get(i) {
+            row.extend([
+                num(s.mean),
+                num(s.median),
+                num(s.stddev),
+                format!("{:.2}", s.cv * 100.0),
+                num(s.min),
+                num(s.max),
+            ]);
+        }
+        table.push(row);
+    }
+    table
 }
 
 /// What the repeats say about each other: the first one's distance from the rest, and the rest's cv.
@@ -130,27 +143,7 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
         }
         let _ = writeln!(out);
     }
-    let rows = rows(run);
-    let n = run.repeats.len();
-    let mut header = vec!["figure".to_string(), "unit".to_string()];
-    header.extend((1..=n).map(|i| if i == 1 && n > 1 { "1 (cold)".to_string() } else { i.to_string() }));
-    header.extend(["mean", "median", "stddev", "cv %", "min", "max"].map(String::from));
-    let mut table = vec![header];
-    for (name, unit, values, st) in &rows {
-        let mut row = vec![name.clone(), unit.clone()];
-        row.extend(values.iter().map(|v| num(*v)));
-        if let Some(s) = st {
-            row.extend([
-                num(s.mean),
-                num(s.median),
-                num(s.stddev),
-                format!("{:.2}", s.cv * 100.0),
-                num(s.min),
-                num(s.max),
-            ]);
-        }
-        table.push(row);
-    }
+    let table = cells(run);
     let widths: Vec<usize> =
         (0..table[0].len()).map(|c| table.iter().map(|r| r.get(c).map_or(0, |x| x.len())).max().unwrap_or(0)).collect();
     for row in &table {
@@ -182,25 +175,10 @@ pub fn markdown(r: &RunReport) -> String {
     let mut out = String::new();
     let (Some(p), Some(run)) = (params(r), &r.ops_run) else { return out };
     let _ = writeln!(out, "### {}\n", title(r, p));
-    let n = run.repeats.len();
-    let mut head = vec!["figure".to_string(), "unit".to_string()];
-    head.extend((1..=n).map(|i| if i == 1 && n > 1 { "1 (cold)".to_string() } else { i.to_string() }));
-    head.extend(["mean", "median", "stddev", "cv %", "min", "max"].map(String::from));
-    let _ = writeln!(out, "| {} |", head.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(head.len()));
-    for (name, unit, values, st) in rows(run) {
-        let mut row = vec![name, unit];
-        row.extend(values.iter().map(|v| num(*v)));
-        if let Some(s) = st {
-            row.extend([
-                num(s.mean),
-                num(s.median),
-                num(s.stddev),
-                format!("{:.2}", s.cv * 100.0),
-                num(s.min),
-                num(s.max),
-            ]);
-        }
+    let table = cells(run);
+    let _ = writeln!(out, "| {} |", table[0].join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(table[0].len()));
+    for row in &table[1..] {
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
     let _ = writeln!(out);
