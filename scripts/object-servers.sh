@@ -4,6 +4,7 @@
 #   Azure  Azurite (Microsoft's emulator), container storebench-test  STOREBENCH_AZ_*
 #   GCS    fake-gcs-server, bucket storebench-test, seeded objects    STOREBENCH_GCS_*
 #   HTTP   http-server (Node), a directory of seeded objects          STOREBENCH_HTTP_*
+#   Slow   toxiproxy in front of the S3 server, 25 ms each way           STOREBENCH_S3_SLOW_ENDPOINT
 #   MinIO  only with `start-minio` (for bench/): bucket sbbench        STOREBENCH_MINIO_*
 # Binaries are built or installed once into $STOREBENCH_CACHE (default ~/.cache/storebench) and reused.
 #   eval "$(scripts/object-servers.sh start)"  ...  scripts/object-servers.sh stop "$STOREBENCH_SERVERS_ROOT"
@@ -14,6 +15,7 @@ NPM="$CACHE/npm"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 VERSITYGW_VERSION=v1.8.0
 FAKE_GCS_VERSION=v1.56.1
+TOXIPROXY_VERSION=v2.5.0
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
 # Azurite's development account and key are public, documented by Microsoft.
 AZ_ACCOUNT=devstoreaccount1
@@ -40,6 +42,18 @@ go_install() { # NAME MODULE@VERSION
     command -v go >/dev/null || { log "go is needed to build $1"; exit 1; }
     log "building $1 into $BIN (once; a few minutes)"
     (cd "${TMPDIR:-/tmp}" && GOBIN="$BIN" GOFLAGS=-mod=mod go install "$2" >&2)
+  fi
+}
+
+toxiproxy_install() {
+  if [ ! -x "$BIN/toxiproxy-server" ]; then
+    command -v go >/dev/null || { log "go is needed to build toxiproxy"; exit 1; }
+    log "building toxiproxy into $BIN (once)"
+    local tmp
+    tmp=$(mktemp -d)
+    (cd "${TMPDIR:-/tmp}" && GOBIN="$tmp" go install "github.com/Shopify/toxiproxy/v2/cmd/server@$TOXIPROXY_VERSION" >&2)
+    mv "$tmp/server" "$BIN/toxiproxy-server"
+    rmdir "$tmp"
   fi
 }
 
@@ -70,6 +84,7 @@ start)
   mkdir -p "$BIN"
   go_install versitygw "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
   go_install fake-gcs-server "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
+  toxiproxy_install
   npm_install
   ROOT=$(mktemp -d "${TMPDIR:-/tmp}/storebench-servers.XXXXXX")
   echo "export STOREBENCH_SERVERS_ROOT=$ROOT"
@@ -82,8 +97,27 @@ start)
     "$BIN/versitygw" --port "127.0.0.1:$PORT" posix "$ROOT/s3" >"$ROOT/versitygw.log" 2>&1 &
   echo $! >"$ROOT/pids"
   wait_port "$PORT" $! "$ROOT/versitygw.log"
+  S3_PORT=$PORT
   echo "export STOREBENCH_S3_ENDPOINT=http://127.0.0.1:$PORT STOREBENCH_S3_BUCKET=storebench-test"
   echo "export STOREBENCH_S3_ACCESS_KEY=storebenchtest STOREBENCH_S3_SECRET_KEY=$SECRET"
+
+  # A slow link to the same S3 server: toxiproxy adding 25 ms upstream and 25 ms downstream.
+  PORT=$(free_port)
+  "$BIN/toxiproxy-server" -host 127.0.0.1 -port "$PORT" >"$ROOT/toxiproxy.log" 2>&1 &
+  echo $! >>"$ROOT/pids"
+  wait_port "$PORT" $! "$ROOT/toxiproxy.log"
+  SLOW=$(free_port)
+  python3 - "$PORT" "$SLOW" "$S3_PORT" <<'EOF'
+import json, sys, urllib.request
+api, listen, upstream = sys.argv[1:4]
+def post(path, body):
+    req = urllib.request.Request(f"http://127.0.0.1:{api}{path}", json.dumps(body).encode(), {"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10).read()
+post("/proxies", {"name": "s3slow", "listen": f"127.0.0.1:{listen}", "upstream": f"127.0.0.1:{upstream}", "enabled": True})
+for stream in ("upstream", "downstream"):
+    post("/proxies/s3slow/toxics", {"name": f"latency_{stream}", "type": "latency", "stream": stream, "attributes": {"latency": 25}})
+EOF
+  echo "export STOREBENCH_S3_SLOW_ENDPOINT=http://127.0.0.1:$SLOW"
 
   # Azure: Azurite's blob service, then a container made with a Shared Key request.
   PORT=$(free_port)

@@ -87,6 +87,7 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
     let result = match cli.command {
         Command::Bandwidth(args) => run_bandwidth(args),
         Command::Ops(args) => run_ops(args),
+        Command::Ranges(args) => run_ranges(args),
     };
     match result {
         Ok(()) => 0,
@@ -207,6 +208,50 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     match failure {
         None if file_errors.is_empty() => Ok(()),
         None => Err(Error::Run(file_errors.join("; "))),
+        Some(Failure::Failed(m)) => Err(Error::Run(m)),
+        Some(Failure::Interrupted) => Err(Error::Interrupted),
+    }
+}
+
+fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
+    use crate::workload::ranges;
+    let (plan, target, size) = crate::plan::ranges(&args).map_err(Error::Usage)?;
+    for w in &target.warnings {
+        eprintln!("storebench: {w}");
+    }
+    let json_file = create_json(args.json.as_deref())?;
+    let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    if let Some(s) = plan.prepare {
+        if let Err(e) = ranges::prepare_object(&target, s, plan.seed) {
+            discard(args.json.as_deref(), json_file);
+            return Err(Error::Run(e));
+        }
+    }
+    let (run, mut failure) = match ranges::reference(&target, &plan) {
+        Ok(reference) => ranges::run(&target, &plan, reference.as_ref()),
+        Err(e) => (Default::default(), Some(Failure::Failed(format!("--verify: reading the object: {e}")))),
+    };
+    if stop_flag().load(Ordering::Relaxed) && failure.is_none() {
+        failure = Some(Failure::Interrupted);
+    }
+    let mut warnings = Vec::new();
+    if plan.prepare.is_some() {
+        if let Err(e) = target.store.delete(&target.path) {
+            warnings.push(format!("deleting the test object {}: {e}", args.url));
+        }
+    }
+    let report = ranges::report(&target, &plan, size, run, failure.as_ref(), started_at);
+    if let (Some(mut f), Some(p)) = (json_file, &args.json) {
+        if let Err(e) = f.write_all(exporter(Format::Json, false, false).render(&report).as_bytes()) {
+            warnings.push(format!("writing the JSON file {} failed: {e}", p.display()));
+        }
+    }
+    print_stdout(&crate::export::ranges::text(&report, args.quiet));
+    for w in &warnings {
+        eprintln!("storebench: warning: {w}");
+    }
+    match failure {
+        None => Ok(()),
         Some(Failure::Failed(m)) => Err(Error::Run(m)),
         Some(Failure::Interrupted) => Err(Error::Interrupted),
     }

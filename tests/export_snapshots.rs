@@ -94,6 +94,7 @@ fn seed_report() -> RunReport {
         warnings: vec![],
         outcome: Outcome { status: Status::Completed, error: None },
         ops_run: None,
+        ranges_run: None,
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod bandwidth;
 pub mod ops;
+pub mod ranges;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -26,6 +27,9 @@ pub enum Command {
     /// T threads repeat one operation on their own files, for a count or a duration (Apache Doris'
     /// fs_benchmark_tool; first slice: create_write and open_read).
     Ops(ops::OpsArgs),
+    /// Read byte ranges of one object with several strategies (sequential, parallel, split, coalesce,
+    /// whole), first byte apart from transfer, cold then warm, and rank them on this link.
+    Ranges(ranges::RangesArgs),
 }
 
 /// Long options that may be written with one dash, per subcommand, and the clap option they mean.

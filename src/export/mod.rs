@@ -4,6 +4,7 @@
 pub mod csv;
 pub mod json;
 pub mod ops;
+pub mod ranges;
 pub mod table;
 
 use crate::stats::report::RunReport;

@@ -179,6 +179,68 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
     Ok((plan, target, default_base))
 }
 
+/// Validates `ranges` arguments: the plan, the target, and the object's size.
+pub fn ranges(
+    args: &crate::cli::ranges::RangesArgs,
+) -> Result<(crate::workload::ranges::RangesPlan, Target, u64), String> {
+    use crate::cli::ranges::Strategy;
+    use crate::workload::ranges as r;
+    if args.concurrency == 0 {
+        return Err("invalid --concurrency '0': parallel, split and coalesce need at least 1 GET in flight".into());
+    }
+    if args.split_size == 0 {
+        return Err("invalid --split-size '0': pieces of at least 1 byte (e.g. 10k)".into());
+    }
+    if args.prepare == Some(0) {
+        return Err("invalid --prepare '0': the test object needs at least 1 byte (e.g. 48m)".into());
+    }
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let config = store_config(&args.xmlfile, &args.define, &args.store)?;
+    let target = open_target(&args.url, &config)?;
+    let meta = target.store.stat(&target.path).map_err(|e| e.to_string())?;
+    let size = match (args.prepare, meta) {
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "--prepare: {} already exists and storebench will not replace it; give a new path",
+                args.url
+            ))
+        }
+        (Some(s), None) => s,
+        (None, Some(m)) if !m.is_dir => m.size,
+        (None, Some(_)) => return Err(format!("{} is a directory; give an object or file to read", args.url)),
+        (None, None) => {
+            return Err(format!("{} does not exist: give an existing object, or --prepare SIZE to write one", args.url))
+        }
+    };
+    let ranges = if let Some(f) = &args.ranges {
+        r::parse_ranges_file(f)?
+    } else if let Some(g) = &args.generate {
+        r::generate(g, size, seed)?
+    } else {
+        args.range.iter().map(|x| r::parse_range(x).map_err(|e| format!("--range: {e}"))).collect::<Result<_, _>>()?
+    };
+    r::check_ranges(&ranges, size, &args.url)?;
+    let strategies = if args.strategy.contains(&Strategy::All) {
+        Strategy::EACH.to_vec()
+    } else {
+        let mut s = args.strategy.clone();
+        s.dedup();
+        s
+    };
+    let plan = r::RangesPlan {
+        ranges,
+        strategies,
+        split_size: args.split_size,
+        coalesce_gap: args.coalesce_gap,
+        concurrency: args.concurrency,
+        warm: args.warm,
+        verify: args.verify,
+        seed,
+        prepare: args.prepare,
+    };
+    Ok((plan, target, size))
+}
+
 /// A seed from the clock, for runs that did not ask for one.
 pub fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)

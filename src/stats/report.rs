@@ -41,9 +41,83 @@ pub struct RunReport {
     pub warnings: Vec<String>,
     /// How the run ended.
     pub outcome: Outcome,
+    /// Strategies and verdict of the ranges workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranges_run: Option<RangesRun>,
     /// Repeats and statistics of the ops workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_run: Option<OpsRun>,
+}
+
+/// What a ranges run measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RangesRun {
+    /// One entry per strategy, in the order run.
+    pub strategies: Vec<StrategyReport>,
+    /// Strategies from fastest to slowest.
+    pub verdict: Vec<VerdictRow>,
+    /// The link's latency per request: the intercept of time = latency + bytes / bandwidth fitted
+    /// through sequential's GETs (else all), seconds.
+    pub request_latency_s: f64,
+    /// The bandwidth of that fit (one stream), MiB/s.
+    pub stream_mib_per_s: f64,
+}
+
+/// One strategy's figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StrategyReport {
+    /// Its name.
+    pub name: String,
+    /// GETs per pass.
+    pub requests: u64,
+    /// Sum of the ranges' lengths.
+    pub bytes_needed: u64,
+    /// Bytes the GETs of one pass fetched.
+    pub bytes_fetched: u64,
+    /// The first (cold) pass: from the first GET's start to the last one's end, seconds.
+    pub cold_s: f64,
+    /// Mean of the warm passes, seconds.
+    pub warm_mean_s: Option<f64>,
+    /// Fastest warm pass, seconds.
+    pub warm_min_s: Option<f64>,
+    /// Latency of one GET over every pass (first_byte_mean_s: time to first byte).
+    pub request_latency: LatencyStats,
+    /// The cold pass's GETs, in the order they started.
+    pub cold_requests: Vec<RequestReport>,
+    /// The bytes were checked and matched.
+    pub verified: bool,
+}
+
+/// One GET.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestReport {
+    /// First byte asked for.
+    pub start: u64,
+    /// Last byte asked for (inclusive).
+    pub end: u64,
+    /// end - start + 1.
+    pub length: u64,
+    /// When it started, seconds after the pass began.
+    pub at_s: f64,
+    /// From its start to the first byte, seconds.
+    pub first_byte_s: f64,
+    /// From the first byte to the last, seconds.
+    pub transfer_s: f64,
+    /// first_byte_s + transfer_s.
+    pub total_s: f64,
+}
+
+/// A strategy's place in the verdict.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerdictRow {
+    /// 1 = fastest.
+    pub rank: usize,
+    /// The strategy.
+    pub strategy: String,
+    /// The time ranked: warm mean, or the cold pass without warm passes, seconds.
+    pub time_s: f64,
+    /// sequential's time / this one's (absent when sequential did not run).
+    pub vs_sequential: Option<f64>,
 }
 
 /// The repeats of an ops run and the statistics across them.
@@ -127,6 +201,33 @@ pub enum Params {
     Bandwidth(BandwidthParams),
     /// `storebench ops`.
     Ops(OpsParams),
+    /// `storebench ranges`.
+    Ranges(RangesParams),
+}
+
+/// Parameters of a ranges run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RangesParams {
+    /// The object read, relative to the store's root.
+    pub path: String,
+    /// Its size in bytes.
+    pub object_size: u64,
+    /// The ranges as (start, end) with an inclusive end.
+    pub ranges: Vec<(u64, u64)>,
+    /// Strategies run, in order.
+    pub strategies: Vec<String>,
+    /// split's largest piece, bytes.
+    pub split_size: u64,
+    /// coalesce's largest gap merged, bytes.
+    pub coalesce_gap: u64,
+    /// GETs in flight at most.
+    pub concurrency: usize,
+    /// Warm passes after the cold one.
+    pub warm: usize,
+    /// Seed of --generate and --prepare.
+    pub seed: u64,
+    /// Bytes were checked.
+    pub verify: bool,
 }
 
 /// Parameters of an ops run.

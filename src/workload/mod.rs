@@ -3,6 +3,7 @@
 pub mod bandwidth;
 pub mod data;
 pub mod ops;
+pub mod ranges;
 
 use crate::stats::report::{Outcome, Params, RunReport, Status, SCHEMA_VERSION};
 use crate::target::Target;
@@ -44,6 +45,7 @@ pub fn base_report(
         warnings: target.warnings.clone(),
         outcome: Outcome { status, error },
         ops_run: None,
+        ranges_run: None,
     }
 }
 

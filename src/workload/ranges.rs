@@ -1,0 +1,605 @@
+//! `ranges`: read a set of byte ranges of one object with several strategies, a cold pass then warm
+//! passes, timing every GET's first byte apart from its transfer (the GeoTrellis S3 ADR), and rank the
+//! strategies on this link.
+
+use super::data::DataPattern;
+use super::Failure;
+use crate::cli::ranges::Strategy;
+use crate::stats::aggregate::latency_stats;
+use crate::stats::report::{Params, RangesParams, RangesRun, RequestReport, RunReport, StrategyReport, VerdictRow};
+use crate::stats::sample::{Event, OpAccumulator, OpKind, Recorder};
+use crate::target::{ReadOptions, ReadStream, StoreError, Target, WriteOptions};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// A byte range, end exclusive.
+pub type Range = std::ops::Range<u64>;
+
+/// Parses `START-END` (inclusive end) or `START,LENGTH`.
+pub fn parse_range(s: &str) -> Result<Range, String> {
+    let s = s.trim();
+    let num = |x: &str| x.trim().parse::<u64>().map_err(|_| format!("'{}' is not a byte offset", x.trim()));
+    let r = if let Some((a, b)) = s.split_once(',') {
+        let (start, len) = (num(a)?, num(b)?);
+        if len == 0 {
+            return Err(format!("range '{s}' has length 0"));
+        }
+        start..start + len
+    } else if let Some((a, b)) = s.split_once('-') {
+        let (start, end) = (num(a)?, num(b)?);
+        if start > end {
+            return Err(format!("range '{s}' starts after it ends (start > end)"));
+        }
+        start..end + 1
+    } else {
+        return Err(format!("range '{s}' is neither START-END nor START,LENGTH"));
+    };
+    Ok(r)
+}
+
+/// Reads a ranges file: one range per line, `#` comments and blank lines skipped.
+pub fn parse_ranges_file(path: &std::path::Path) -> Result<Vec<Range>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read ranges file {}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.split('#').next().unwrap_or("").trim();
+        if l.is_empty() {
+            continue;
+        }
+        out.push(parse_range(l).map_err(|e| format!("{} line {}: {e}", path.display(), i + 1))?);
+    }
+    Ok(out)
+}
+
+/// `N:SIZE[,N:SIZE]`: groups of N ranges of SIZE; the i-th range of every group starts at the i-th of
+/// max(N) offsets spread evenly through the object, each jittered by the seed (as the seed's pairs of a
+/// 64 KiB header and a ~2 MiB body).
+pub fn generate(spec: &str, object_size: u64, seed: u64) -> Result<Vec<Range>, String> {
+    let mut groups = Vec::new();
+    for g in spec.split(',').map(str::trim).filter(|g| !g.is_empty()) {
+        let (n, size) = g.split_once(':').ok_or_else(|| format!("invalid --generate '{g}': expected N:SIZE"))?;
+        let n: usize = n.trim().parse().map_err(|_| format!("invalid --generate count '{}'", n.trim()))?;
+        let size = crate::plan::size::parse_size(size.trim())?;
+        if n == 0 || size == 0 {
+            return Err(format!("invalid --generate '{g}': N and SIZE must be above 0"));
+        }
+        groups.push((n, size));
+    }
+    let slots = groups.iter().map(|(n, _)| *n).max().ok_or("--generate is empty: expected N:SIZE")?;
+    let largest = groups.iter().map(|(_, s)| *s).max().unwrap_or(0);
+    if largest > object_size {
+        return Err(format!("--generate ranges of {largest} bytes do not fit in the object's {object_size} bytes"));
+    }
+    let stride = (object_size - largest) / slots as u64;
+    let mut state = seed | 1;
+    let offsets: Vec<u64> = (0..slots as u64)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            i * stride + if stride > 0 { state % stride } else { 0 }
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, &o) in offsets.iter().enumerate() {
+        for (n, size) in &groups {
+            if i < *n {
+                out.push(o..o + size);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Ranges cut into pieces of at most `max` bytes.
+pub fn split(ranges: &[Range], max: u64) -> Vec<Range> {
+    let max = max.max(1);
+    let mut out = Vec::new();
+    for r in ranges {
+        let mut at = r.start;
+        while at < r.end {
+            let end = (at + max).min(r.end);
+            out.push(at..end);
+            at = end;
+        }
+    }
+    out
+}
+
+/// Ranges sorted and merged where they overlap, touch, or lie at most `gap` bytes apart.
+pub fn coalesce(ranges: &[Range], gap: u64) -> Vec<Range> {
+    let mut sorted = ranges.to_vec();
+    sorted.sort_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range> = Vec::new();
+    for r in sorted {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end.saturating_add(gap) => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// The GETs a strategy makes.
+pub fn fetches(strategy: Strategy, ranges: &[Range], split_size: u64, gap: u64) -> Vec<Range> {
+    match strategy {
+        Strategy::Sequential | Strategy::Parallel | Strategy::All => ranges.to_vec(),
+        Strategy::Split => split(ranges, split_size),
+        Strategy::Coalesce => coalesce(ranges, gap),
+        Strategy::Whole => {
+            let start = ranges.iter().map(|r| r.start).min().unwrap_or(0);
+            let end = ranges.iter().map(|r| r.end).max().unwrap_or(0);
+            std::iter::once(start..end).collect()
+        }
+    }
+}
+
+/// A validated plan.
+#[derive(Clone, Debug)]
+pub struct RangesPlan {
+    /// The ranges to read.
+    pub ranges: Vec<Range>,
+    /// Strategies to run.
+    pub strategies: Vec<Strategy>,
+    /// split's piece size.
+    pub split_size: u64,
+    /// coalesce's gap.
+    pub coalesce_gap: u64,
+    /// GETs in flight.
+    pub concurrency: usize,
+    /// Warm passes.
+    pub warm: usize,
+    /// Check bytes.
+    pub verify: bool,
+    /// Seed.
+    pub seed: u64,
+    /// Write the object first, of this size.
+    pub prepare: Option<u64>,
+}
+
+/// Checks the ranges against the object's size.
+pub fn check_ranges(ranges: &[Range], size: u64, path: &str) -> Result<(), String> {
+    if ranges.is_empty() {
+        return Err("no ranges to read: give --ranges FILE, --range START-END or --generate N:SIZE".into());
+    }
+    if let Some(r) = ranges.iter().find(|r| r.end > size) {
+        return Err(format!(
+            "range {}-{} ends past the end of {path}, which holds {size} bytes (last byte {})",
+            r.start,
+            r.end - 1,
+            size.saturating_sub(1)
+        ));
+    }
+    Ok(())
+}
+
+/// Writes the test object of --prepare.
+pub fn prepare_object(target: &Target, size: u64, seed: u64) -> Result<(), String> {
+    let block = 8 << 20;
+    let pattern = DataPattern::new(block, seed);
+    let mut buf = pattern.buffer();
+    let mut w = target
+        .store
+        .create(&target.path, &WriteOptions { size_hint: Some(size), ..Default::default() })
+        .map_err(|e| format!("--prepare: {e}"))?;
+    let mut at = 0u64;
+    while at < size {
+        let n = (size - at).min(block as u64) as usize;
+        pattern.stamp(&mut buf, at / block as u64);
+        if let Err(e) = w.write(&buf[..n]) {
+            let _ = w.abort();
+            return Err(format!("--prepare: {e}"));
+        }
+        at += n as u64;
+    }
+    w.close().map(|_| ()).map_err(|e| format!("--prepare: {e}"))
+}
+
+/// What the bytes must be: the --prepare pattern, or a copy of the covering span read once, untimed.
+pub enum Reference {
+    /// The --prepare pattern (block size 8 MiB).
+    Pattern(DataPattern),
+    /// The covering span's bytes.
+    Bytes {
+        /// Offset of `data[0]`.
+        start: u64,
+        /// The bytes.
+        data: Vec<u8>,
+    },
+}
+
+impl Reference {
+    fn check(&self, offset: u64, got: &[u8]) -> Result<(), u64> {
+        match self {
+            Reference::Pattern(p) => p.verify(offset, got),
+            Reference::Bytes { start, data } => {
+                let from = (offset - start) as usize;
+                match got.iter().zip(&data[from..]).position(|(a, b)| a != b) {
+                    Some(i) => Err(offset + i as u64),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// Builds the reference for --verify.
+pub fn reference(target: &Target, plan: &RangesPlan) -> Result<Option<Reference>, String> {
+    if !plan.verify {
+        return Ok(None);
+    }
+    if plan.prepare.is_some() {
+        return Ok(Some(Reference::Pattern(DataPattern::new(8 << 20, plan.seed))));
+    }
+    let span = fetches(Strategy::Whole, &plan.ranges, 0, 0).remove(0);
+    let mut r = target.store.open(&target.path, &ReadOptions::default()).map_err(|e| e.to_string())?;
+    let mut data = vec![0u8; (span.end - span.start) as usize];
+    let mut done = 0;
+    while done < data.len() {
+        let n = r.read_at(span.start + done as u64, &mut data[done..]).map_err(|e| e.to_string())?.bytes;
+        if n == 0 {
+            break;
+        }
+        done += n;
+    }
+    Ok(Some(Reference::Bytes { start: span.start, data }))
+}
+
+/// One GET's timing, nanoseconds since its pass began.
+#[derive(Clone, Debug)]
+struct Timed {
+    fetch: Range,
+    start_ns: u64,
+    first_ns: u64,
+    end_ns: u64,
+}
+
+/// Runs one pass: every fetch once, at most `readers.len()` at a time; returns the pass's duration and
+/// each GET's timing.
+fn pass(
+    readers: &mut [Box<dyn ReadStream>],
+    list: &[Range],
+    reference: Option<&Reference>,
+    path: &str,
+) -> Result<(u64, Vec<Timed>), String> {
+    let next = AtomicUsize::new(0);
+    let t0 = Instant::now();
+    let ns = |t: Instant| t.duration_since(t0).as_nanos() as u64;
+    let results: Vec<Result<Vec<Timed>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = readers
+            .iter_mut()
+            .map(|reader| {
+                let next = &next;
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    let mut buf = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(f) = list.get(i) else { break };
+                        let len = (f.end - f.start) as usize;
+                        if buf.len() < len {
+                            buf.resize(len, 0);
+                        }
+                        let start = Instant::now();
+                        let mut done = 0;
+                        let mut first = None;
+                        while done < len {
+                            let info = reader
+                                .read_at(f.start + done as u64, &mut buf[done..len])
+                                .map_err(|e: StoreError| format!("GET bytes={}-{}: {e}", f.start, f.end - 1))?;
+                            first.get_or_insert(info.first_byte);
+                            if info.bytes == 0 {
+                                return Err(format!(
+                                    "GET bytes={}-{} of {path} ended after {done} bytes",
+                                    f.start,
+                                    f.end - 1
+                                ));
+                            }
+                            done += info.bytes;
+                        }
+                        let end = Instant::now();
+                        if let Some(r) = reference {
+                            r.check(f.start, &buf[..len])
+                                .map_err(|at| format!("--verify: byte {at} of {path} differs from the object's"))?;
+                        }
+                        out.push(Timed {
+                            fetch: f.clone(),
+                            start_ns: ns(start),
+                            first_ns: ns(first.unwrap_or(end)),
+                            end_ns: ns(end),
+                        });
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    let total = ns(Instant::now());
+    let mut all = Vec::new();
+    for r in results {
+        all.extend(r?);
+    }
+    all.sort_by_key(|t| t.start_ns);
+    Ok((total, all))
+}
+
+/// Runs every strategy; returns the figures, or the figures so far and the failure.
+pub fn run(target: &Target, plan: &RangesPlan, reference: Option<&Reference>) -> (RangesRun, Option<Failure>) {
+    let mut run = RangesRun::default();
+    let needed: u64 = plan.ranges.iter().map(|r| r.end - r.start).sum();
+    let mut seq_requests: Vec<Timed> = Vec::new();
+    let mut all_requests: Vec<Timed> = Vec::new();
+    for &strategy in &plan.strategies {
+        let list = fetches(strategy, &plan.ranges, plan.split_size, plan.coalesce_gap);
+        let k = match strategy {
+            Strategy::Sequential | Strategy::Whole => 1,
+            _ => plan.concurrency.min(list.len()).max(1),
+        };
+        // Readers are opened before the passes (an open is a HEAD on object stores), untimed.
+        let mut readers = Vec::with_capacity(k);
+        for _ in 0..k {
+            match target.store.open(&target.path, &ReadOptions { sequential: false, ..Default::default() }) {
+                Ok(r) => readers.push(r),
+                Err(e) => return (run, Some(Failure::Failed(e.to_string()))),
+            }
+        }
+        let mut acc = OpAccumulator::default();
+        let mut rec = Recorder::new();
+        let mut totals = Vec::new();
+        let mut cold = Vec::new();
+        for p in 0..=plan.warm {
+            let (total, timed) = match pass(&mut readers, &list, reference, &target.path) {
+                Ok(x) => x,
+                Err(e) => return (run, Some(Failure::Failed(format!("{}: {e}", strategy.name())))),
+            };
+            for t in &timed {
+                rec.record(Event {
+                    op: OpKind::DownloadBlock,
+                    bytes: t.fetch.end - t.fetch.start,
+                    offset: t.fetch.start,
+                    start_ns: t.start_ns,
+                    first_byte_ns: t.first_ns,
+                    end_ns: t.end_ns,
+                    error: None,
+                });
+            }
+            if strategy == Strategy::Sequential {
+                seq_requests.extend(timed.iter().cloned());
+            }
+            all_requests.extend(timed.iter().cloned());
+            if p == 0 {
+                cold = timed;
+            }
+            totals.push(total as f64 / 1e9);
+        }
+        for r in readers {
+            let _ = r.close();
+        }
+        acc.merge(rec.op(OpKind::DownloadBlock));
+        let warm = &totals[1..];
+        let secs = |ns: u64| ns as f64 / 1e9;
+        run.strategies.push(StrategyReport {
+            name: strategy.name().into(),
+            requests: list.len() as u64,
+            bytes_needed: needed,
+            bytes_fetched: list.iter().map(|r| r.end - r.start).sum(),
+            cold_s: totals[0],
+            warm_mean_s: (!warm.is_empty()).then(|| warm.iter().sum::<f64>() / warm.len() as f64),
+            warm_min_s: warm.iter().copied().reduce(f64::min),
+            request_latency: latency_stats(&acc),
+            cold_requests: cold
+                .iter()
+                .map(|t| RequestReport {
+                    start: t.fetch.start,
+                    end: t.fetch.end - 1,
+                    length: t.fetch.end - t.fetch.start,
+                    at_s: secs(t.start_ns),
+                    first_byte_s: secs(t.first_ns - t.start_ns),
+                    transfer_s: secs(t.end_ns - t.first_ns),
+                    total_s: secs(t.end_ns - t.start_ns),
+                })
+                .collect(),
+            verified: reference.is_some(),
+        });
+    }
+    run.verdict = verdict(&run.strategies);
+    let basis = if seq_requests.is_empty() { &all_requests } else { &seq_requests };
+    let (latency, mib) = link(basis);
+    run.request_latency_s = latency;
+    run.stream_mib_per_s = mib;
+    (run, None)
+}
+
+/// The link's request latency and per-stream bandwidth from a set of GETs: the least-squares line
+/// time = latency + bytes / bandwidth through (bytes, total time) of each GET. When every GET has the
+/// same size (no line to fit), the median time to first byte and bytes over transfer time.
+pub fn link_fit(points: &[(u64, f64, f64)]) -> (f64, f64) {
+    // points: (bytes, total seconds, time to first byte seconds)
+    if points.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0 as f64).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 as f64 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 as f64 - mx) * (p.1 - my)).sum();
+    if sxx > 0.0 && sxy > 0.0 {
+        let slope = sxy / sxx;
+        let latency = (my - slope * mx).max(0.0);
+        return (latency, 1.0 / slope / (1u64 << 20) as f64);
+    }
+    let mut firsts: Vec<f64> = points.iter().map(|p| p.2).collect();
+    firsts.sort_by(|a, b| a.total_cmp(b));
+    let bytes: f64 = points.iter().map(|p| p.0 as f64).sum();
+    let transfer: f64 = points.iter().map(|p| p.1 - p.2).sum();
+    let mib = if transfer > 0.0 { bytes / (1u64 << 20) as f64 / transfer } else { 0.0 };
+    (firsts[(firsts.len() - 1) / 2], mib)
+}
+
+fn link(requests: &[Timed]) -> (f64, f64) {
+    let points: Vec<(u64, f64, f64)> = requests
+        .iter()
+        .map(|t| {
+            (t.fetch.end - t.fetch.start, (t.end_ns - t.start_ns) as f64 / 1e9, (t.first_ns - t.start_ns) as f64 / 1e9)
+        })
+        .collect();
+    link_fit(&points)
+}
+
+/// Strategies ranked by their warm mean (the cold pass when there are no warm passes).
+pub fn verdict(strategies: &[StrategyReport]) -> Vec<VerdictRow> {
+    let time = |s: &StrategyReport| s.warm_mean_s.unwrap_or(s.cold_s);
+    let seq = strategies.iter().find(|s| s.name == "sequential").map(time);
+    let mut rows: Vec<VerdictRow> = strategies
+        .iter()
+        .map(|s| VerdictRow {
+            rank: 0,
+            strategy: s.name.clone(),
+            time_s: time(s),
+            vs_sequential: seq.map(|q| if time(s) > 0.0 { q / time(s) } else { 0.0 }),
+        })
+        .collect();
+    rows.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.rank = i + 1;
+    }
+    rows
+}
+
+/// The run's report.
+pub fn report(
+    target: &Target,
+    plan: &RangesPlan,
+    object_size: u64,
+    run: RangesRun,
+    failure: Option<&Failure>,
+    started_at: String,
+) -> RunReport {
+    let params = Params::Ranges(RangesParams {
+        path: target.path.clone(),
+        object_size,
+        ranges: plan.ranges.iter().map(|r| (r.start, r.end - 1)).collect(),
+        strategies: plan.strategies.iter().map(|s| s.name().to_string()).collect(),
+        split_size: plan.split_size,
+        coalesce_gap: plan.coalesce_gap,
+        concurrency: plan.concurrency,
+        warm: plan.warm,
+        seed: plan.seed,
+        verify: plan.verify,
+    });
+    RunReport {
+        counters: vec![crate::stats::report::CounterGroup { scope: "store".into(), counters: target.store.counters() }],
+        ranges_run: Some(run),
+        ..super::base_report("ranges", target, target.store.engine(false), params, failure, started_at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_inclusive_ends_and_lengths() {
+        // The seed's setRange(21013289, 21078824) is 65536 bytes.
+        assert_eq!(parse_range("21013289-21078824").unwrap(), 21013289..21078825);
+        assert_eq!(parse_range(" 100,50 ").unwrap(), 100..150);
+        assert_eq!(parse_range("7-7").unwrap(), 7..8);
+        for (bad, needle) in
+            [("9-3", "start > end"), ("x-3", "'x' is not a byte offset"), ("5,0", "length 0"), ("12", "neither")]
+        {
+            let e = parse_range(bad).unwrap_err();
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn ranges_file_errors_name_the_line() {
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), "# seed\n0-9\n\n10,5  # a comment\n20-1\n").unwrap();
+        let e = parse_ranges_file(f.path()).unwrap_err();
+        assert!(e.ends_with("line 5: range '20-1' starts after it ends (start > end)"), "{e}");
+        std::fs::write(f.path(), "0-9\n10,5\n").unwrap();
+        assert_eq!(parse_ranges_file(f.path()).unwrap(), vec![0..10, 10..15]);
+    }
+
+    #[test]
+    fn splitting_and_coalescing() {
+        // split: 25 bytes in pieces of 10 -> 10, 10, 5; a 3-byte range stays whole.
+        assert_eq!(split(&[0..25, 100..103], 10), vec![0..10, 10..20, 20..25, 100..103]);
+        // coalesce: unsorted, overlapping (0..10, 5..12), adjacent (12..20), within the gap (23..30 is
+        // 3 past 20), beyond it (40..50).
+        let r = [40..50, 5..12, 0..10, 12..20, 23..30];
+        assert_eq!(coalesce(&r, 3), vec![0..30, 40..50]);
+        assert_eq!(coalesce(&r, 0), vec![0..20, 23..30, 40..50]);
+        // whole: the span.
+        assert_eq!(fetches(Strategy::Whole, &r, 0, 0), std::iter::once(0..50).collect::<Vec<_>>());
+        // The seed's overlapping pairs coalesce to one GET per pair.
+        let seed = [parse_range("21013289-21078824").unwrap(), parse_range("21013289-23375593").unwrap()];
+        assert_eq!(coalesce(&seed, 0), vec![21013289..23375594]);
+    }
+
+    #[test]
+    fn link_latency_and_bandwidth_by_hand() {
+        // GETs of 1 MiB in 30 ms and 3 MiB in 50 ms: time = 20 ms + bytes / (100 MiB/s).
+        let (lat, mib) = link_fit(&[(1 << 20, 0.030, 0.0), (3 << 20, 0.050, 0.0), (1 << 20, 0.030, 0.0)]);
+        assert!((lat - 0.020).abs() < 1e-9 && (mib - 100.0).abs() < 1e-6, "{lat} {mib}");
+        // One size only: median first byte, bytes over transfer time (2 MiB in 2 x 10 ms).
+        let (lat, mib) = link_fit(&[(1 << 20, 0.015, 0.005), (1 << 20, 0.016, 0.006)]);
+        assert!((lat - 0.005).abs() < 1e-12 && (mib - 100.0).abs() < 1e-6, "{lat} {mib}");
+    }
+
+    #[test]
+    fn past_the_end_and_empty_are_refused() {
+        let e = check_ranges(&[0..10, 95..101], 100, "obj").unwrap_err();
+        assert!(e.contains("range 95-100 ends past the end of obj, which holds 100 bytes (last byte 99)"), "{e}");
+        assert!(check_ranges(&[], 100, "obj").unwrap_err().contains("no ranges"));
+        assert!(check_ranges(&[0..50, 50..100], 100, "obj").is_ok());
+    }
+
+    #[test]
+    fn generated_pairs_are_seeded_and_inside() {
+        let a = generate("6:64k,6:2m", 48 << 20, 7).unwrap();
+        assert_eq!(a, generate("6:64k,6:2m", 48 << 20, 7).unwrap());
+        assert_eq!(a.len(), 12);
+        // Pairs share their start: 64 KiB then 2 MiB.
+        for p in a.chunks(2) {
+            assert_eq!((p[0].start, p[0].end - p[0].start, p[1].end - p[1].start), (p[1].start, 64 << 10, 2 << 20));
+        }
+        assert!(a.iter().all(|r| r.end <= 48 << 20));
+        assert!(generate("1:1g", 1 << 20, 1).unwrap_err().contains("do not fit"));
+        assert!(generate("0:1k", 1 << 20, 1).is_err());
+    }
+
+    #[test]
+    fn every_strategy_reads_the_right_bytes_on_memory() {
+        let target = crate::target::memory::MemoryStore::target("rangestest/obj");
+        prepare_object(&target, 3 << 20, 5).unwrap();
+        let plan = RangesPlan {
+            ranges: vec![0..1000, 500..70_000, (3 << 20) - 10..3 << 20],
+            strategies: Strategy::EACH.to_vec(),
+            split_size: 10_000,
+            coalesce_gap: 1 << 20,
+            concurrency: 4,
+            warm: 2,
+            verify: true,
+            seed: 5,
+            prepare: Some(3 << 20),
+        };
+        let reference = reference(&target, &plan).unwrap();
+        let (run, failure) = run(&target, &plan, reference.as_ref());
+        assert!(failure.is_none(), "{failure:?}");
+        let by = |n: &str| run.strategies.iter().find(|s| s.name == n).unwrap();
+        assert_eq!(by("sequential").requests, 3);
+        assert_eq!(by("split").requests, 1 + 7 + 1);
+        // The first two overlap; the last is 3 MiB away, beyond the 1 MiB gap.
+        assert_eq!(by("coalesce").requests, 2);
+        assert_eq!(by("whole").bytes_fetched, 3 << 20);
+        assert!(run
+            .strategies
+            .iter()
+            .all(|s| s.verified && s.warm_mean_s.is_some() && s.cold_requests.len() as u64 == s.requests));
+        assert_eq!(run.verdict.len(), 5);
+        target.store.delete("rangestest/obj").unwrap();
+    }
+}
