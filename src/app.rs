@@ -227,13 +227,11 @@ fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
             return Err(Error::Run(e));
         }
     }
-    let (run, mut failure) = match ranges::reference(&target, &plan) {
-        Ok(reference) => ranges::run(&target, &plan, reference.as_ref()),
+    let stop = stop_flag();
+    let (run, failure) = match ranges::reference(&target, &plan) {
+        Ok(reference) => ranges::run(&target, &plan, reference.as_ref(), &stop),
         Err(e) => (Default::default(), Some(Failure::Failed(format!("--verify: reading the object: {e}")))),
     };
-    if stop_flag().load(Ordering::Relaxed) && failure.is_none() {
-        failure = Some(Failure::Interrupted);
-    }
     let mut warnings = Vec::new();
     if plan.prepare.is_some() {
         if let Err(e) = target.store.delete(&target.path) {

@@ -76,3 +76,33 @@ fn ranges_bad_input() {
     sb().args(["ranges", "--range", "0-9", "--range", "500,100", "--warm", "0", "-q"]).arg(&obj).assert().success();
     assert_eq!(std::fs::read(&obj).unwrap(), vec![1u8; 1000]);
 }
+
+#[test]
+fn ctrl_c_stops_between_passes_reports_and_removes_the_test_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let (obj, json) = (dir.path().join("obj"), dir.path().join("r.json"));
+    let bin = assert_cmd::cargo::cargo_bin("storebench");
+    // A million warm passes of tiny ranges: far longer than the test waits.
+    let child = std::process::Command::new(bin)
+        .args(["ranges", "--prepare", "1m", "--range", "0-9", "--range", "5000,10", "--warm", "1000000"])
+        .args(["--strategy", "sequential", "-q", "--json"])
+        .arg(&json)
+        .arg(&obj)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: plain kill(2) of our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RUN INTERRUPTED"));
+    let r: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r.outcome.status, storebench::stats::report::Status::Interrupted);
+    assert!(!obj.exists(), "the --prepare object is removed");
+    // The passes that finished are kept: the cold one and some warm ones.
+    let run = r.ranges_run.unwrap();
+    assert_eq!(run.strategies.len(), 1);
+    assert!(run.strategies[0].warm_mean_s.is_some() && run.verdict.len() == 1);
+}

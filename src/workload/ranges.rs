@@ -324,8 +324,14 @@ fn pass(
     Ok((total, all))
 }
 
-/// Runs every strategy; returns the figures, or the figures so far and the failure.
-pub fn run(target: &Target, plan: &RangesPlan, reference: Option<&Reference>) -> (RangesRun, Option<Failure>) {
+/// Runs every strategy; returns the figures, or the figures so far and the failure. `stop` (Ctrl-C) is
+/// looked at between passes.
+pub fn run(
+    target: &Target,
+    plan: &RangesPlan,
+    reference: Option<&Reference>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> (RangesRun, Option<Failure>) {
     let mut run = RangesRun::default();
     let needed: u64 = plan.ranges.iter().map(|r| r.end - r.start).sum();
     let mut seq_requests: Vec<Timed> = Vec::new();
@@ -348,7 +354,12 @@ pub fn run(target: &Target, plan: &RangesPlan, reference: Option<&Reference>) ->
         let mut rec = Recorder::new();
         let mut totals = Vec::new();
         let mut cold = Vec::new();
+        let mut interrupted = false;
         for p in 0..=plan.warm {
+            if stop.load(Ordering::Relaxed) {
+                interrupted = true;
+                break;
+            }
             let (total, timed) = match pass(&mut readers, &list, reference, &target.path) {
                 Ok(x) => x,
                 Err(e) => return (run, Some(Failure::Failed(format!("{}: {e}", strategy.name())))),
@@ -376,6 +387,11 @@ pub fn run(target: &Target, plan: &RangesPlan, reference: Option<&Reference>) ->
         for r in readers {
             let _ = r.close();
         }
+        if totals.is_empty() {
+            // Stopped before this strategy's first pass: what ran before it stands.
+            run.verdict = verdict(&run.strategies);
+            return (run, Some(Failure::Interrupted));
+        }
         acc.merge(rec.op(OpKind::DownloadBlock));
         let warm = &totals[1..];
         let secs = |ns: u64| ns as f64 / 1e9;
@@ -402,6 +418,11 @@ pub fn run(target: &Target, plan: &RangesPlan, reference: Option<&Reference>) ->
                 .collect(),
             verified: reference.is_some(),
         });
+        if interrupted {
+            // The passes that finished are kept and ranked.
+            run.verdict = verdict(&run.strategies);
+            return (run, Some(Failure::Interrupted));
+        }
     }
     run.verdict = verdict(&run.strategies);
     let basis = if seq_requests.is_empty() { &all_requests } else { &seq_requests };
@@ -587,7 +608,8 @@ mod tests {
             prepare: Some(3 << 20),
         };
         let reference = reference(&target, &plan).unwrap();
-        let (run, failure) = run(&target, &plan, reference.as_ref());
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let (run, failure) = run(&target, &plan, reference.as_ref(), &stop);
         assert!(failure.is_none(), "{failure:?}");
         let by = |n: &str| run.strategies.iter().find(|s| s.name == n).unwrap();
         assert_eq!(by("sequential").requests, 3);
