@@ -182,17 +182,9 @@ pub struct OpsArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// Hadoop configuration key=value for the store (repeatable), e.g. -D fs.s3a.endpoint=http://...
-    #[arg(short = 'D', value_name = "KEY=VALUE")]
-    pub define: Vec<String>,
-
-    /// Hadoop XML configuration file (core-site.xml) with store keys (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub xmlfile: Vec<PathBuf>,
-
-    /// Store connection options.
+    /// Store configuration: -D, --xmlfile and the connection flags.
     #[command(flatten)]
-    pub store: crate::plan::StoreFlags,
+    pub config: crate::plan::StoreArgs,
 
     /// Accepted for the Doris tool's command lines (hdfs, s3); the URL's scheme decides the store.
     #[arg(long = "fs_type", hide = true)]

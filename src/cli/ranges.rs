@@ -105,15 +105,7 @@ pub struct RangesArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// Hadoop configuration key=value for the store (repeatable).
-    #[arg(short = 'D', value_name = "KEY=VALUE")]
-    pub define: Vec<String>,
-
-    /// Hadoop XML configuration file (core-site.xml) with store keys (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub xmlfile: Vec<PathBuf>,
-
-    /// Store connection options.
+    /// Store configuration: -D, --xmlfile and the connection flags.
     #[command(flatten)]
-    pub store: crate::plan::StoreFlags,
+    pub config: crate::plan::StoreArgs,
 }

@@ -40,6 +40,28 @@ pub struct StoreFlags {
     pub conf: Option<std::path::PathBuf>,
 }
 
+/// The store configuration options every workload but bandwidth takes the same way (bandwidth keeps
+/// its own for cloudstore's spellings).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct StoreArgs {
+    /// Hadoop configuration key=value for the store (repeatable), e.g. -D fs.s3a.endpoint=http://...
+    #[arg(short = 'D', value_name = "KEY=VALUE")]
+    pub define: Vec<String>,
+    /// Hadoop XML configuration file (core-site.xml) with store keys (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub xmlfile: Vec<std::path::PathBuf>,
+    /// Store connection options.
+    #[command(flatten)]
+    pub store: StoreFlags,
+}
+
+impl StoreArgs {
+    /// The configuration these options and the environment give.
+    pub fn config(&self) -> Result<StoreConfig, String> {
+        store_config(&self.xmlfile, &self.define, &self.store)
+    }
+}
+
 /// Builds the store configuration: environment, then `--conf` and `--xmlfile` files, then `-D`, then
 /// flags, each winning over the ones before.
 pub fn store_config(
@@ -118,7 +140,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
     if has(Op::PrefetchRead) && args.prefetch == 0 {
         return Err("invalid --prefetch '0': prefetch_read needs at least 1 block ahead".into());
     }
-    let mut config = store_config(&args.xmlfile, &args.define, &args.store)?;
+    let mut config = args.config.config()?;
     // The Doris seed's conf keys that describe the workload, not the store; flags win over them.
     let conf_size = |config: &mut StoreConfig, key: &str| -> Result<Option<u64>, String> {
         config.take(key).map(|v| size::parse_size(&v).map_err(|e| format!("--conf {key}: {e}"))).transpose()
@@ -195,7 +217,7 @@ pub fn ranges(
         return Err("invalid --prepare '0': the test object needs at least 1 byte (e.g. 48m)".into());
     }
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let config = store_config(&args.xmlfile, &args.define, &args.store)?;
+    let config = args.config.config()?;
     let target = open_target(&args.url, &config)?;
     let meta = target.store.stat(&target.path).map_err(|e| e.to_string())?;
     let size = match (args.prepare, meta) {
