@@ -24,8 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Upload SIZE bytes to URL in blocks, download them, delete them (Hadoop cloudstore's bandwidth).
     Bandwidth(bandwidth::BandwidthArgs),
-    /// T threads repeat one operation on their own files, for a count or a duration (Apache Doris'
-    /// fs_benchmark_tool; first slice: create_write and open_read).
+    /// T threads repeat a data or metadata operation on their own files, for a count or a duration,
+    /// R times, with statistics across repeats (Apache Doris' fs_benchmark_tool).
     Ops(ops::OpsArgs),
     /// Read byte ranges of one object with several strategies (sequential, parallel, split, coalesce,
     /// whole), first byte apart from transfer, cold then warm, and rank them on this link.
