@@ -560,7 +560,9 @@ pub fn run_thread(
 /// The operations of a repeat, all kinds the plan records merged.
 fn merged(plan: &OpsPlan, rec: &Recorder) -> OpAccumulator {
     let mut acc = OpAccumulator::default();
+    // open_read, single_read and prefetch_read all record as download: count that kind once.
     let mut kinds: Vec<OpKind> = plan.mix.iter().map(|(o, _)| kind(*o)).collect();
+    kinds.sort();
     kinds.dedup();
     for k in kinds {
         acc.merge(rec.op(k));
@@ -860,6 +862,18 @@ mod tests {
         let get = |n: &str| figs.iter().find(|f| f.name == n).unwrap().value;
         assert_eq!(get("WriteRate(B/S)"), (6 << 20) as f64 / 4.0);
         assert_eq!((get("WriteTime(S)"), get("WriteTotal(B)")), (4.0, (6 << 20) as f64));
+    }
+
+    #[test]
+    fn a_mix_counts_each_recorded_kind_once() {
+        // open_read and single_read both record as download, apart in the mix: 2 downloads + 1 stat.
+        let plan = plan(vec![(Op::OpenRead, 1), (Op::Stat, 1), (Op::SingleRead, 1)]);
+        let mut rec = Recorder::new();
+        for op in [OpKind::Download, OpKind::Download, OpKind::Stat] {
+            rec.record(Event { op, bytes: 10, offset: 0, start_ns: 0, first_byte_ns: 1, end_ns: 2, error: None });
+        }
+        let sum = summarize(&plan, &rec, &[thread(&[(2, 10), (2, 10), (2, 10)])], CpuTimes::default());
+        assert_eq!((sum.ops, sum.bytes), (3, 30));
     }
 
     #[test]
