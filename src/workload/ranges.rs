@@ -7,7 +7,7 @@ use super::Failure;
 use crate::cli::ranges::Strategy;
 use crate::stats::aggregate::latency_stats;
 use crate::stats::report::{Params, RangesParams, RangesRun, RequestReport, RunReport, StrategyReport, VerdictRow};
-use crate::stats::sample::{Event, OpAccumulator, OpKind, Recorder};
+use crate::stats::sample::{Event, OpKind, Recorder};
 use crate::target::{ReadOptions, ReadStream, StoreError, Target, WriteOptions};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -234,14 +234,8 @@ pub fn reference(target: &Target, plan: &RangesPlan) -> Result<Option<Reference>
     let span = fetches(Strategy::Whole, &plan.ranges, 0, 0).remove(0);
     let mut r = target.store.open(&target.path, &ReadOptions::default()).map_err(|e| e.to_string())?;
     let mut data = vec![0u8; (span.end - span.start) as usize];
-    let mut done = 0;
-    while done < data.len() {
-        let n = r.read_at(span.start + done as u64, &mut data[done..]).map_err(|e| e.to_string())?.bytes;
-        if n == 0 {
-            break;
-        }
-        done += n;
-    }
+    // read_at fills the buffer unless the object ends first; check_ranges made sure it does not.
+    r.read_at(span.start, &mut data).map_err(|e| e.to_string())?;
     Ok(Some(Reference::Bytes { start: span.start, data }))
 }
 
@@ -281,21 +275,17 @@ fn pass(
                             buf.resize(len, 0);
                         }
                         let start = Instant::now();
-                        let mut done = 0;
-                        let mut first = None;
-                        while done < len {
-                            let info = reader
-                                .read_at(f.start + done as u64, &mut buf[done..len])
-                                .map_err(|e: StoreError| format!("GET bytes={}-{}: {e}", f.start, f.end - 1))?;
-                            first.get_or_insert(info.first_byte);
-                            if info.bytes == 0 {
-                                return Err(format!(
-                                    "GET bytes={}-{} of {path} ended after {done} bytes",
-                                    f.start,
-                                    f.end - 1
-                                ));
-                            }
-                            done += info.bytes;
+                        // read_at fills the buffer unless the object ends first.
+                        let info = reader
+                            .read_at(f.start, &mut buf[..len])
+                            .map_err(|e: StoreError| format!("GET bytes={}-{}: {e}", f.start, f.end - 1))?;
+                        if info.bytes < len {
+                            return Err(format!(
+                                "GET bytes={}-{} of {path} ended after {} bytes",
+                                f.start,
+                                f.end - 1,
+                                info.bytes
+                            ));
                         }
                         let end = Instant::now();
                         if let Some(r) = reference {
@@ -305,7 +295,7 @@ fn pass(
                         out.push(Timed {
                             fetch: f.clone(),
                             start_ns: ns(start),
-                            first_ns: ns(first.unwrap_or(end)),
+                            first_ns: ns(info.first_byte),
                             end_ns: ns(end),
                         });
                     }
@@ -350,7 +340,6 @@ pub fn run(
                 Err(e) => return (run, Some(Failure::Failed(e.to_string()))),
             }
         }
-        let mut acc = OpAccumulator::default();
         let mut rec = Recorder::new();
         let mut totals = Vec::new();
         let mut cold = Vec::new();
@@ -392,7 +381,6 @@ pub fn run(
             run.verdict = verdict(&run.strategies);
             return (run, Some(Failure::Interrupted));
         }
-        acc.merge(rec.op(OpKind::DownloadBlock));
         let warm = &totals[1..];
         let secs = |ns: u64| ns as f64 / 1e9;
         run.strategies.push(StrategyReport {
@@ -403,7 +391,7 @@ pub fn run(
             cold_s: totals[0],
             warm_mean_s: (!warm.is_empty()).then(|| warm.iter().sum::<f64>() / warm.len() as f64),
             warm_min_s: warm.iter().copied().reduce(f64::min),
-            request_latency: latency_stats(&acc),
+            request_latency: latency_stats(rec.op(OpKind::DownloadBlock)),
             cold_requests: cold
                 .iter()
                 .map(|t| RequestReport {
