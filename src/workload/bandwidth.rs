@@ -414,10 +414,7 @@ pub fn read_order(plan: &BandwidthPlan) -> Vec<u64> {
     if plan.policy == ReadPolicy::Random {
         let mut state = plan.seed | 1;
         for i in (1..order.len()).rev() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let j = (state % (i as u64 + 1)) as usize;
+            let j = (super::data::xorshift(&mut state) % (i as u64 + 1)) as usize;
             order.swap(i, j);
         }
     }

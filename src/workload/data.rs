@@ -19,6 +19,15 @@ fn next(state: &mut u64) -> u64 {
     state.wrapping_mul(0x2545_F491_4F6C_DD1D)
 }
 
+/// xorshift64 (13, 7, 17): the seeded choices of the workloads (random read order, mixes, offsets).
+/// The state must not be 0; callers start from `seed | 1`.
+pub fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 /// The pattern of a run and the rule that says what every byte of a file must be.
 pub struct DataPattern {
     pattern: Vec<u8>,

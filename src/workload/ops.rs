@@ -3,7 +3,7 @@
 //! behind a barrier, record into thread-local histograms, and merge at the end of each repeat; the
 //! figures of the repeats are then summarized (mean, median, stddev, cv, min, max).
 
-use super::data::DataPattern;
+use super::data::{xorshift, DataPattern};
 use super::Failure;
 use crate::cli::ops::Op;
 use crate::run::cpu::CpuTimes;
@@ -303,13 +303,6 @@ struct Worker<'a> {
     renamed: bool,
     /// The reader single_read --random keeps open.
     reader: Option<Box<dyn crate::target::ReadStream>>,
-}
-
-fn xorshift(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
 }
 
 impl Worker<'_> {

@@ -74,10 +74,8 @@ pub fn generate(spec: &str, object_size: u64, seed: u64) -> Result<Vec<Range>, S
     let mut state = seed | 1;
     let offsets: Vec<u64> = (0..slots as u64)
         .map(|i| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            i * stride + if stride > 0 { state % stride } else { 0 }
+            let r = super::data::xorshift(&mut state);
+            i * stride + if stride > 0 { r % stride } else { 0 }
         })
         .collect();
     let mut out = Vec::new();
