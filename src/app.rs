@@ -8,6 +8,7 @@ use crate::export::csv::CsvStream;
 use crate::export::{exporter, Format};
 use crate::run::progress::Progress;
 use crate::run::{run_workers, RunContext};
+use crate::stats::report::RunReport;
 use crate::stats::sample::Recorder;
 use crate::workload::bandwidth;
 use crate::workload::Failure;
@@ -116,6 +117,13 @@ fn create_json(path: Option<&std::path::Path>) -> Result<Option<std::fs::File>, 
     .transpose()
 }
 
+/// Writes the report into the `--json` file made by [`create_json`]; returns why it could not.
+fn write_json(file: Option<std::fs::File>, path: Option<&std::path::Path>, report: &RunReport) -> Option<String> {
+    let (mut f, p) = (file?, path?);
+    let text = exporter(Format::Json, false, false).render(report);
+    f.write_all(text.as_bytes()).err().map(|e| format!("writing the JSON file {} failed: {e}", p.display()))
+}
+
 /// Removes a report file created for a run that never started.
 fn discard(path: Option<&std::path::Path>, file: Option<std::fs::File>) {
     if let (Some(p), Some(f)) = (path, file) {
@@ -186,12 +194,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     let counters = vec![CounterGroup { scope: "store".into(), counters: target.store.counters() }];
     let report = ops::report(&plan, &target, &prepared, &all, run, counters, failure.as_ref(), started_at);
     let mut file_errors = Vec::new();
-    if let (Some(mut f), Some(p)) = (json_file, &args.json) {
-        let text = exporter(Format::Json, false, false).render(&report);
-        if let Err(e) = f.write_all(text.as_bytes()) {
-            file_errors.push(format!("writing the JSON file {} failed: {e}", p.display()));
-        }
-    }
+    file_errors.extend(write_json(json_file, args.json.as_deref(), &report));
     if let Some(p) = &args.csv {
         if let Err(e) = std::fs::write(p, crate::export::ops::csv(&report)) {
             file_errors.push(format!("writing the CSV file {} failed: {e}", p.display()));
@@ -239,17 +242,14 @@ fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
         }
     }
     let report = ranges::report(&target, &plan, size, run, failure.as_ref(), started_at);
-    if let (Some(mut f), Some(p)) = (json_file, &args.json) {
-        if let Err(e) = f.write_all(exporter(Format::Json, false, false).render(&report).as_bytes()) {
-            warnings.push(format!("writing the JSON file {} failed: {e}", p.display()));
-        }
-    }
+    let file_errors: Vec<String> = write_json(json_file, args.json.as_deref(), &report).into_iter().collect();
     print_stdout(&crate::export::ranges::text(&report, args.quiet));
-    for w in &warnings {
+    for w in warnings.iter().chain(file_errors.iter()) {
         eprintln!("storebench: warning: {w}");
     }
     match failure {
-        None => Ok(()),
+        None if file_errors.is_empty() => Ok(()),
+        None => Err(Error::Run(file_errors.join("; "))),
         Some(Failure::Failed(m)) => Err(Error::Run(m)),
         Some(Failure::Interrupted) => Err(Error::Interrupted),
     }
@@ -305,12 +305,7 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
         },
         None => None,
     };
-    if let (Some(mut f), Some(p)) = (json_file, &args.json) {
-        let text = exporter(Format::Json, false, false).render(&report);
-        if let Err(e) = f.write_all(text.as_bytes()) {
-            file_errors.push(format!("writing the JSON file {} failed: {e}", p.display()));
-        }
-    }
+    file_errors.extend(write_json(json_file, args.json.as_deref(), &report));
     let mut text = exporter(Format::Text, args.verbose, args.quiet).render(&report);
     if let Some(p) = csv_saved {
         text.push_str(&format!("\nCSV formatted data saved to {}\n", p.display()));
