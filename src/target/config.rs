@@ -148,7 +148,7 @@ pub const DORIS_KEYS: &[(&str, &str)] = &[
 /// Whether a key holds a secret whose value must never be shown.
 pub fn is_secret_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    ["secret", "password", "token", "credential", "session"].iter().any(|s| k.contains(s))
+    ["secret", "password", "token", "credential", "session", "account.key", "sas"].iter().any(|s| k.contains(s))
 }
 
 /// A `-D` definition fit for an error message: the value is hidden when the key holds a secret.
@@ -184,6 +184,9 @@ mod tests {
         assert!(e.contains("fs.s3a.secret.key"));
         assert!(is_secret_key("fs.s3a.secret.key"));
         assert!(!is_secret_key("fs.s3a.endpoint"));
+        // Azure's account keys and SAS tokens are secrets too; its account name is not.
+        assert!(is_secret_key("fs.azure.account.key.acct.blob.core.windows.net"));
+        assert!(is_secret_key("fs.azure.sas.token") && !is_secret_key("fs.azure.account.name"));
     }
 
     #[test]
