@@ -322,39 +322,48 @@ impl Worker<'_> {
     }
 
     /// Reads up to `size` bytes (0 = to the end) from `offset` of `path`; returns bytes and first-byte time.
-    fn read(
-        &mut self,
+    /// Opens `path`, recording the open as open-for-download (the seed's OpenReaderTime).
+    fn open_timed(
+        &self,
         path: &str,
-        offset: u64,
-        size: u64,
-        prefetch: bool,
+        opts: &ReadOptions,
         rec: &mut Recorder,
-    ) -> Result<(u64, Option<Instant>), StoreError> {
+    ) -> Result<Box<dyn crate::target::ReadStream>, StoreError> {
         let t0 = Instant::now();
-        let plan = self.plan;
-        let pf = prefetch.then_some(Prefetch { block: plan.buffer_size, depth: plan.prefetch, end: u64::MAX });
-        let opts = ReadOptions { sequential: !plan.random, prefetch: pf, ..Default::default() };
-        let mut s = self.target.store.open(path, &opts)?;
-        let t_open = Instant::now();
+        let s = self.target.store.open(path, opts)?;
+        let t1 = Instant::now();
         rec.record(Event {
             op: OpKind::OpenForDownload,
             bytes: 0,
             offset: 0,
             start_ns: self.ctx.ns(t0),
-            first_byte_ns: self.ctx.ns(t_open),
-            end_ns: self.ctx.ns(t_open),
+            first_byte_ns: self.ctx.ns(t1),
+            end_ns: self.ctx.ns(t1),
             error: None,
         });
-        let end = if size == 0 { s.len() } else { (offset + size).min(s.len()) };
-        let mut at = offset;
+        Ok(s)
+    }
+
+    /// Reads `size` bytes (0 = to the end) of `path` from its start in --buffer-size reads: one
+    /// streaming read, or block reads through the prefetch queue.
+    fn read(
+        &mut self,
+        path: &str,
+        size: u64,
+        prefetch: bool,
+        rec: &mut Recorder,
+    ) -> Result<(u64, Option<Instant>), StoreError> {
+        let plan = self.plan;
+        let pf = prefetch.then_some(Prefetch { block: plan.buffer_size, depth: plan.prefetch, end: u64::MAX });
+        let opts = ReadOptions { sequential: true, prefetch: pf, ..Default::default() };
+        let mut s = self.open_timed(path, &opts, rec)?;
+        let end = if size == 0 { s.len() } else { size.min(s.len()) };
+        let mut at = 0;
         let mut first = None;
         while at < end {
             let want = (end - at).min(plan.buffer_size) as usize;
-            let info = if plan.random || prefetch || offset > 0 {
-                s.read_at(at, &mut self.buf[..want])?
-            } else {
-                s.read_next(&mut self.buf[..want])?
-            };
+            let info =
+                if prefetch { s.read_at(at, &mut self.buf[..want])? } else { s.read_next(&mut self.buf[..want])? };
             first.get_or_insert(info.first_byte);
             if info.bytes == 0 {
                 break;
@@ -362,7 +371,7 @@ impl Worker<'_> {
             at += info.bytes as u64;
         }
         s.close()?;
-        Ok((at - offset, first))
+        Ok((at, first))
     }
 
     /// single_read --random: one positioned read of --file-size bytes at a random multiple of it, on a
@@ -370,20 +379,9 @@ impl Worker<'_> {
     fn random_read(&mut self, rec: &mut Recorder) -> Result<(u64, Option<Instant>), StoreError> {
         let plan = self.plan;
         if self.reader.is_none() {
-            let t0 = Instant::now();
             let path = self.prepared.single.clone().unwrap_or_default();
-            let opts = ReadOptions { sequential: false, ..Default::default() };
-            self.reader = Some(self.target.store.open(&path, &opts)?);
-            let t1 = Instant::now();
-            rec.record(Event {
-                op: OpKind::OpenForDownload,
-                bytes: 0,
-                offset: 0,
-                start_ns: self.ctx.ns(t0),
-                first_byte_ns: self.ctx.ns(t1),
-                end_ns: self.ctx.ns(t1),
-                error: None,
-            });
+            self.reader =
+                Some(self.open_timed(&path, &ReadOptions { sequential: false, ..Default::default() }, rec)?);
         }
         let Some(r) = self.reader.as_mut() else { return Ok((0, None)) };
         let slots = (r.len() / plan.file_size).max(1);
@@ -413,11 +411,11 @@ impl Worker<'_> {
                 write_file(self.target, &mine, size, plan.buffer_size, &self.data, true)?;
                 Ok((size, None))
             }
-            Op::OpenRead => self.read(&mine, 0, plan.file_size, false, rec),
+            Op::OpenRead => self.read(&mine, plan.file_size, false, rec),
             Op::SingleRead if plan.random => self.random_read(rec),
             Op::SingleRead | Op::PrefetchRead => {
                 let path = self.prepared.single.clone().unwrap_or_default();
-                self.read(&path, 0, plan.file_size, op == Op::PrefetchRead, rec)
+                self.read(&path, plan.file_size, op == Op::PrefetchRead, rec)
             }
             Op::Exists => match store.exists(&mine)? {
                 true => Ok((0, None)),
