@@ -124,6 +124,20 @@ fn write_json(file: Option<std::fs::File>, path: Option<&std::path::Path>, repor
     f.write_all(text.as_bytes()).err().map(|e| format!("writing the JSON file {} failed: {e}", p.display()))
 }
 
+/// The end of every run, after its figures are printed: warnings for what could not be cleaned up or
+/// written, and the result that decides the exit code (a failed report file fails a completed run).
+fn finish(failure: Option<Failure>, cleanup_errors: &[String], file_errors: Vec<String>) -> Result<(), Error> {
+    for e in cleanup_errors.iter().chain(file_errors.iter()) {
+        eprintln!("storebench: warning: {e}");
+    }
+    match failure {
+        None if file_errors.is_empty() => Ok(()),
+        None => Err(Error::Run(file_errors.join("; "))),
+        Some(Failure::Failed(m)) => Err(Error::Run(m)),
+        Some(Failure::Interrupted) => Err(Error::Interrupted),
+    }
+}
+
 /// Removes a report file created for a run that never started.
 fn discard(path: Option<&std::path::Path>, file: Option<std::fs::File>) {
     if let (Some(p), Some(f)) = (path, file) {
@@ -205,15 +219,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
         crate::cli::ops::OutFormat::Markdown => crate::export::ops::markdown(&report),
     };
     print_stdout(&text);
-    for e in cleanup_errors.iter().chain(file_errors.iter()) {
-        eprintln!("storebench: warning: {e}");
-    }
-    match failure {
-        None if file_errors.is_empty() => Ok(()),
-        None => Err(Error::Run(file_errors.join("; "))),
-        Some(Failure::Failed(m)) => Err(Error::Run(m)),
-        Some(Failure::Interrupted) => Err(Error::Interrupted),
-    }
+    finish(failure, &cleanup_errors, file_errors)
 }
 
 fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
@@ -244,15 +250,7 @@ fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
     let report = ranges::report(&target, &plan, size, run, failure.as_ref(), started_at);
     let file_errors: Vec<String> = write_json(json_file, args.json.as_deref(), &report).into_iter().collect();
     print_stdout(&crate::export::ranges::text(&report, args.quiet));
-    for w in warnings.iter().chain(file_errors.iter()) {
-        eprintln!("storebench: warning: {w}");
-    }
-    match failure {
-        None if file_errors.is_empty() => Ok(()),
-        None => Err(Error::Run(file_errors.join("; "))),
-        Some(Failure::Failed(m)) => Err(Error::Run(m)),
-        Some(Failure::Interrupted) => Err(Error::Interrupted),
-    }
+    finish(failure, &warnings, file_errors)
 }
 
 fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
@@ -316,13 +314,5 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
         }
     }
     print_stdout(&text);
-    for e in out.cleanup_errors.iter().chain(file_errors.iter()) {
-        eprintln!("storebench: warning: {e}");
-    }
-    match out.failure {
-        None if file_errors.is_empty() => Ok(()),
-        None => Err(Error::Run(file_errors.join("; "))),
-        Some(Failure::Failed(m)) => Err(Error::Run(m)),
-        Some(Failure::Interrupted) => Err(Error::Interrupted),
-    }
+    finish(out.failure, &out.cleanup_errors, file_errors)
 }
