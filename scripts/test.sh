@@ -25,9 +25,18 @@ fi
 
 step "start the object-store servers on 127.0.0.1 (versitygw, Azurite, fake-gcs-server, http-server)"
 eval "$(scripts/object-servers.sh start)"
-trap 'scripts/object-servers.sh stop "$STOREBENCH_SERVERS_ROOT"' EXIT
+stop_all() {
+  scripts/object-servers.sh stop "$STOREBENCH_SERVERS_ROOT"
+  [ -z "${STOREBENCH_HDFS_ROOT:-}" ] || scripts/hdfs-cluster.sh stop "$STOREBENCH_HDFS_ROOT"
+}
+trap stop_all EXIT
 export STOREBENCH_REQUIRE_S3=1
 echo "S3 at $STOREBENCH_S3_ENDPOINT, Azure at $STOREBENCH_AZ_ENDPOINT, GCS at $STOREBENCH_GCS_ENDPOINT, HTTP at $STOREBENCH_HTTP_URL"
+
+step "start two HDFS mini-clusters on 127.0.0.1 (1 and 3 DataNodes; Hadoop jars via Maven)"
+eval "$(scripts/hdfs-cluster.sh start)"
+export STOREBENCH_REQUIRE_HDFS=1
+echo "HDFS at $STOREBENCH_HDFS_URL (1 DataNode) and $STOREBENCH_HDFS3_URL (3 DataNodes)"
 
 step "cargo test"
 cargo test --all-targets
