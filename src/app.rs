@@ -149,7 +149,7 @@ fn discard(path: Option<&std::path::Path>, file: Option<std::fs::File>) {
 fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     use crate::stats::report::{CounterGroup, OpsRun};
     use crate::workload::ops;
-    let (plan, target, default_base) = crate::plan::ops(&args).map_err(Error::Usage)?;
+    let (plan, target, default_base) = crate::plan::ops(&args).map_err(Error::from_plan)?;
     for w in &target.warnings {
         eprintln!("storebench: {w}");
     }
@@ -224,7 +224,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
 
 fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
     use crate::workload::ranges;
-    let (plan, target, size) = crate::plan::ranges(&args).map_err(Error::Usage)?;
+    let (plan, target, size) = crate::plan::ranges(&args).map_err(Error::from_plan)?;
     for w in &target.warnings {
         eprintln!("storebench: {w}");
     }
@@ -254,7 +254,7 @@ fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
 }
 
 fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
-    let (plan, target) = crate::plan::bandwidth(&args).map_err(Error::Usage)?;
+    let (plan, target) = crate::plan::bandwidth(&args).map_err(Error::from_plan)?;
     for w in &target.warnings {
         eprintln!("storebench: {w}");
     }

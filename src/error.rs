@@ -15,6 +15,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error of a plan that could not be made: a usage error, unless the store could not be reached
+    /// (its message says "cannot reach"), which is a run failure like any other unusable target.
+    pub fn from_plan(message: String) -> Error {
+        if message.contains("cannot reach ") {
+            Error::Run(message)
+        } else {
+            Error::Usage(message)
+        }
+    }
+
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
@@ -22,5 +32,17 @@ impl Error {
             Error::Run(_) => 1,
             Error::Interrupted => 130,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreachable_store_is_a_run_failure_not_a_usage_error() {
+        assert_eq!(Error::from_plan("invalid size 'x'".into()).exit_code(), 2);
+        assert_eq!(Error::from_plan("cannot reach the NameNode at 127.0.0.1:1: refused".into()).exit_code(), 1);
+        assert_eq!(Error::from_plan("stat s3://b/k failed: cannot reach http://h:1: x".into()).exit_code(), 1);
     }
 }

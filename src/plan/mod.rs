@@ -79,6 +79,17 @@ pub fn store_config(
             }
         }
     }
+    // A Hadoop client's configuration directory, as the hadoop command finds it.
+    let conf_dir =
+        std::env::var_os("HADOOP_CONF_DIR").filter(|d| !d.is_empty()).map(std::path::PathBuf::from).or_else(|| {
+            std::env::var_os("HADOOP_HOME")
+                .filter(|d| !d.is_empty())
+                .map(|h| std::path::Path::new(&h).join("etc/hadoop"))
+                .filter(|d| d.is_dir())
+        });
+    if let Some(dir) = conf_dir {
+        c.add_hadoop_conf_dir(&dir)?;
+    }
     if let Some(path) = &flags.conf {
         c.add_conf_file(path)?;
     }

@@ -76,6 +76,26 @@ impl StoreConfig {
 
     /// Loads a Hadoop configuration XML file (`<configuration><property><name/><value/>`).
     pub fn add_xml_file(&mut self, path: &Path) -> Result<(), String> {
+        self.add_xml(path, Origin::XmlFile)
+    }
+
+    /// Loads `core-site.xml` and `hdfs-site.xml` from a Hadoop configuration directory
+    /// (`HADOOP_CONF_DIR`), below everything else: a cluster's files hold many keys a run never uses,
+    /// so they count as environment and are never warned about.
+    pub fn add_hadoop_conf_dir(&mut self, dir: &Path) -> Result<(), String> {
+        if !dir.is_dir() {
+            return Err(format!("HADOOP_CONF_DIR {} is not a directory", dir.display()));
+        }
+        for name in ["core-site.xml", "hdfs-site.xml"] {
+            let f = dir.join(name);
+            if f.is_file() {
+                self.add_xml(&f, Origin::Env)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn add_xml(&mut self, path: &Path, origin: Origin) -> Result<(), String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read XML config file {}: {e}", path.display()))?;
         let doc = roxmltree::Document::parse(&text)
@@ -93,8 +113,8 @@ impl StoreConfig {
                 prop.children().find(|n| n.has_tag_name(name)).and_then(|n| n.text()).map(|t| t.trim().to_string())
             };
             match (child("name"), child("value")) {
-                (Some(k), Some(v)) if !k.is_empty() => self.set(&k, &v, Origin::XmlFile),
-                (Some(k), None) if !k.is_empty() => self.set(&k, "", Origin::XmlFile),
+                (Some(k), Some(v)) if !k.is_empty() => self.set(&k, &v, origin),
+                (Some(k), None) if !k.is_empty() => self.set(&k, "", origin),
                 _ => {
                     let line = doc.text_pos_at(prop.range().start).row;
                     return Err(format!("XML config file {} line {line}: <property> without a <name>", path.display()));
@@ -133,6 +153,17 @@ impl StoreConfig {
             .map(|(k, _)| k)
             .map(|k| format!("warning: configuration key '{k}' is not used by the {store} store; ignored"))
             .collect()
+    }
+}
+
+impl StoreConfig {
+    /// Warnings for the `-D` keys a store did not use. For stores whose configuration files are
+    /// whole-cluster files (Hadoop's core-site.xml holds YARN and MapReduce keys too), only keys the user
+    /// typed on the command line are checked.
+    pub fn unused_definitions(&self, store: &str, used: &[&str]) -> Vec<String> {
+        let mut only_flags = self.clone();
+        only_flags.values.retain(|_, (_, o)| *o == Origin::Flag);
+        only_flags.unused(store, used)
     }
 }
 
@@ -223,6 +254,20 @@ mod tests {
         std::fs::write(&p, "<conf>").unwrap();
         assert!(c.add_xml_file(&p).unwrap_err().contains("not valid XML"));
         let warnings = c.unused("file://", &["fs.s3a.multipart.size"]);
+        // A HADOOP_CONF_DIR sits below files and flags, and its keys are never warned about.
+        let conf = dir.path().join("conf");
+        std::fs::create_dir(&conf).unwrap();
+        std::fs::write(conf.join("hdfs-site.xml"), "<configuration><property><name>dfs.replication</name><value>2</value></property><property><name>fs.s3a.multipart.size</name><value>8M</value></property></configuration>").unwrap();
+        let mut h = StoreConfig::default();
+        h.add_definitions(&["fs.s3a.multipart.size=16M".into()]).unwrap();
+        h.add_hadoop_conf_dir(&conf).unwrap();
+        assert_eq!((h.get("dfs.replication"), h.get("fs.s3a.multipart.size")), (Some("2"), Some("16M")));
+        assert!(h.unused("hdfs://", &[]).iter().all(|w| !w.contains("dfs.replication")));
+        h.set("yarn.x", "1", Origin::XmlFile);
+        h.add_definitions(&["dfs.replicaton=2".into()]).unwrap();
+        let w = h.unused_definitions("hdfs://", &[]);
+        assert!(w.len() == 2 && w.iter().all(|w| !w.contains("yarn.x")), "{w:?}");
+        assert!(h.add_hadoop_conf_dir(&dir.path().join("nope")).unwrap_err().contains("not a directory"));
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("fs.s3a.fast.upload.active.blocks"));
     }

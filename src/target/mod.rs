@@ -4,6 +4,8 @@
 pub mod aligned;
 pub mod config;
 pub mod conformance;
+#[cfg(feature = "hdfs")]
+pub mod hdfs;
 pub mod local;
 pub mod memory;
 #[cfg(feature = "s3")]
@@ -212,6 +214,10 @@ pub trait Store: Send + Sync {
     fn engine(&self, direct: bool) -> String;
     /// Creates a file for writing.
     fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError>;
+    /// Opens an existing file to add to its end (TestDFSIO's -append). Stores that cannot append say so.
+    fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
+        Err(StoreError::Unsupported(format!("{}: {} cannot append to an existing file", path, self.url())))
+    }
     /// Opens a file for reading.
     fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError>;
     /// Size and kind of a path, or None when it does not exist.
@@ -270,7 +276,7 @@ pub const SCHEMES: &[(&str, bool)] = &[
     ("az", cfg!(feature = "s3")),
     ("http", cfg!(feature = "s3")),
     ("https", cfg!(feature = "s3")),
-    ("hdfs", false),
+    ("hdfs", cfg!(feature = "hdfs")),
 ];
 
 fn valid_schemes() -> String {
@@ -306,6 +312,8 @@ pub fn open_target(url: &str, config: &StoreConfig) -> Result<Target, String> {
         }
         #[cfg(feature = "s3")]
         "s3" | "gs" | "az" | "http" | "https" => object::ObjStore::target(&scheme, url, rest, config),
+        #[cfg(feature = "hdfs")]
+        "hdfs" => hdfs::HdfsStore::target(url, rest, config),
         "memory" => Ok(memory::MemoryStore::target(rest).with_warnings(config.unused("memory://", &[]))),
         other => match SCHEMES.iter().find(|(s, _)| *s == other) {
             Some(_) => Err(format!(
@@ -344,8 +352,8 @@ mod tests {
         assert!(open_target("memory://bucket/x", &cfg).is_ok());
         let e = open_target("file://host/x", &cfg).unwrap_err();
         assert!(e.contains("three slashes"), "{e}");
-        let e = open_target("hdfs://nn:8020/x", &cfg).unwrap_err();
-        assert!(e.contains("'hdfs://'") && e.contains("gs://"), "{e}");
+        let e = open_target("hdfs:///x", &cfg).unwrap_err();
+        assert!(e.contains("fs.defaultFS is not set"), "{e}");
         let e = open_target("foo://x", &cfg).unwrap_err();
         assert!(e.contains("unknown URL scheme 'foo://'"), "{e}");
     }

@@ -1,0 +1,757 @@
+//! HDFS through `hdfs-native`, a pure-Rust client of the NameNode and DataNode protocols (no JVM, no
+//! libhdfs).
+//!
+//! URLs: `hdfs://host:port/path`, `hdfs://nameservice/path` (HA, resolved from `dfs.nameservices`,
+//! `dfs.ha.namenodes.*` and `dfs.namenode.rpc-address.*`) and `hdfs:///path` (the `fs.defaultFS`).
+//! Configuration comes the Hadoop way: `-D`, `--xmlfile`, Doris' `--conf` file and `HADOOP_CONF_DIR`
+//! (read by [`crate::plan::store_config`]); `hadoop.username` or `HADOOP_USER_NAME` names the user.
+//! `dfs.replication` and `dfs.blocksize` set what new files get (else the NameNode's defaults).
+//!
+//! Durability: hdfs-native has hsync but no hflush, so `--hflush` runs hsync (which also makes every
+//! DataNode in the pipeline sync the block to disk: it costs more than Hadoop's hflush would), and
+//! `--fsync-on-close` runs hsync inside the timed close().
+
+use super::*;
+use bytes::Bytes;
+use futures::stream::{BoxStream, StreamExt};
+use hdfs_native::{Client, ClientBuilder, HdfsError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::runtime::Runtime;
+
+/// Whom a stream talks to once its file is open: connection failures there are DataNode failures.
+const DATANODE: &str = "a DataNode of the file's block pipeline";
+
+/// Key prefixes the HDFS store hands to the client (and so never warns about).
+const KEY_PREFIXES: &[&str] = &["dfs.", "hadoop.", "ipc.", "fs.defaultFS", "fs.viewfs.", "fs.hdfs."];
+
+#[derive(Default)]
+struct Counts {
+    rpc_create: AtomicU64,
+    rpc_append: AtomicU64,
+    rpc_open: AtomicU64,
+    rpc_stat: AtomicU64,
+    rpc_list: AtomicU64,
+    rpc_rename: AtomicU64,
+    rpc_delete: AtomicU64,
+    rpc_mkdirs: AtomicU64,
+    hsyncs: AtomicU64,
+    files_closed: AtomicU64,
+    blocks_written: AtomicU64,
+    bytes_written: AtomicU64,
+    bytes_read: AtomicU64,
+    datanode_reads: AtomicU64,
+    errors: AtomicU64,
+}
+
+/// One HDFS namespace.
+pub struct HdfsStore {
+    client: Arc<Client>,
+    rt: Arc<Runtime>,
+    /// `hdfs://authority`, for reports and messages.
+    root: String,
+    /// Who is asked, for messages: "the NameNode at host:port" or "nameservice NS (host:port, ...)".
+    namenode: String,
+    replication: Option<u32>,
+    block_size: Option<u64>,
+    counts: Arc<Counts>,
+}
+
+/// Where the client connects, from the URL's authority and the configuration: a description for
+/// messages and the NameNode addresses.
+fn namenodes(authority: &str, config: &StoreConfig) -> (String, Vec<String>) {
+    let services = config.get("dfs.nameservices").unwrap_or("");
+    if services.split(',').any(|s| s.trim() == authority) {
+        let nns = config.get(&format!("dfs.ha.namenodes.{authority}")).unwrap_or("");
+        let mut shown = Vec::new();
+        let mut addrs = Vec::new();
+        for n in nns.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let a = config.get(&format!("dfs.namenode.rpc-address.{authority}.{n}")).unwrap_or("?");
+            shown.push(format!("{n}={a}"));
+            addrs.push(a.to_string());
+        }
+        (format!("nameservice {authority} ({})", shown.join(", ")), addrs)
+    } else {
+        let a = if authority.contains(':') { authority.to_string() } else { format!("{authority}:8020") };
+        (format!("the NameNode at {a}"), vec![a])
+    }
+}
+
+/// Whether any of `addrs` accepts a TCP connection within `timeout`; else why not.
+fn reachable(addrs: &[String], timeout: Duration) -> Result<(), String> {
+    use std::net::ToSocketAddrs;
+    let mut why = Vec::new();
+    for a in addrs {
+        let resolved = match a.to_socket_addrs() {
+            Ok(r) => r.collect::<Vec<_>>(),
+            Err(e) => {
+                why.push(format!("{a}: {e}"));
+                continue;
+            }
+        };
+        for sa in resolved {
+            match std::net::TcpStream::connect_timeout(&sa, timeout) {
+                Ok(_) => return Ok(()),
+                Err(e) => why.push(format!("{a}: {e}")),
+            }
+        }
+    }
+    Err(why.join("; "))
+}
+
+fn u64_key(config: &StoreConfig, key: &str, default: u64) -> Result<u64, String> {
+    match config.get(key) {
+        None => Ok(default),
+        Some(v) => v.trim().parse().map_err(|_| format!("invalid {key} '{v}': expected a whole number")),
+    }
+}
+
+impl HdfsStore {
+    /// A target for `hdfs://authority/path` (`rest` is what follows `://`).
+    pub fn target(url: &str, rest: &str, config: &StoreConfig) -> Result<Target, String> {
+        let shown = redact_url(url);
+        let (mut authority, path) = match rest.find('/') {
+            Some(i) => (rest[..i].to_string(), rest[i..].to_string()),
+            None => (rest.to_string(), "/".to_string()),
+        };
+        if authority.is_empty() {
+            let Some(default_fs) = config.get("fs.defaultFS") else {
+                return Err(format!(
+                    "'{shown}' names no NameNode and fs.defaultFS is not set: write hdfs://host:port/path, or set \
+                     fs.defaultFS with -D, --xmlfile core-site.xml or HADOOP_CONF_DIR"
+                ));
+            };
+            match default_fs.strip_prefix("hdfs://") {
+                Some(a) if !a.trim_end_matches('/').is_empty() => authority = a.trim_end_matches('/').to_string(),
+                _ => {
+                    return Err(format!(
+                        "'{shown}' uses fs.defaultFS, which is '{default_fs}': expected hdfs://host:port or \
+                         hdfs://nameservice"
+                    ))
+                }
+            }
+        }
+        if authority.contains('@') {
+            return Err(format!(
+                "invalid URL '{shown}': HDFS URLs carry no user; set hadoop.username (-D) or HADOOP_USER_NAME"
+            ));
+        }
+        let replication = match config.get("dfs.replication") {
+            None => None,
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(n) if n > 0 => Some(n),
+                _ => return Err(format!("invalid dfs.replication '{v}': expected a count of 1 or more")),
+            },
+        };
+        let block_size = match config.get("dfs.blocksize") {
+            None => None,
+            Some(v) => {
+                let b = crate::plan::size::parse_size(v).map_err(|e| format!("dfs.blocksize: {e}"))?;
+                if b == 0 || b % 512 != 0 {
+                    return Err(format!(
+                        "invalid dfs.blocksize '{v}': expected a positive multiple of 512 bytes (e.g. 128m)"
+                    ));
+                }
+                Some(b)
+            }
+        };
+        let connect_timeout = Duration::from_millis(u64_key(config, "ipc.client.connect.timeout", 5_000)?);
+        let retries = u64_key(config, "ipc.client.connect.max.retries", 2)?;
+        let interval = Duration::from_millis(u64_key(config, "ipc.client.connect.retry.interval", 500)?);
+
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .thread_name("storebench-hdfs")
+            .build()
+            .map_err(|e| format!("cannot start the HDFS client runtime: {e}"))?;
+        let pass: Vec<(String, String)> = config
+            .keys()
+            .filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p)))
+            .filter_map(|k| config.get(k).map(|v| (k.to_string(), v.to_string())))
+            .collect();
+        let mut builder = ClientBuilder::new()
+            .with_url(format!("hdfs://{authority}"))
+            .with_config(pass)
+            .with_io_runtime(rt.handle().clone());
+        if let Some(user) = config.get("hadoop.username") {
+            builder = builder.with_user(user);
+        }
+        let (namenode, addrs) = namenodes(&authority, config);
+        let client = builder.build().map_err(|e| format!("cannot configure the HDFS client for '{shown}': {e}"))?;
+
+        // Before the run: an unreachable NameNode is said once, clearly, after bounded retries (the
+        // client's own failover loop would sleep and retry for minutes).
+        let mut attempt = 0;
+        while let Err(why) = reachable(&addrs, connect_timeout) {
+            attempt += 1;
+            if attempt > retries {
+                return Err(format!(
+                    "cannot reach {namenode}: {why} (tried {attempt} times, {} ms apart; \
+                     ipc.client.connect.max.retries and ipc.client.connect.retry.interval change that)",
+                    interval.as_millis()
+                ));
+            }
+            std::thread::sleep(interval);
+        }
+        // Then one call, which also says whether it speaks HDFS and lets this user in.
+        let probe = rt.block_on(async { tokio::time::timeout(connect_timeout * 4, client.get_file_info("/")).await });
+        match probe {
+            Ok(Ok(_)) | Ok(Err(HdfsError::FileNotFound(_))) => {}
+            Ok(Err(e)) => return Err(format!("{shown}: {}", map_err("connect to", "/", &namenode, e))),
+            Err(_) => {
+                return Err(format!(
+                    "{namenode} accepts connections but did not answer in {} ms: is it an HDFS NameNode's RPC port?",
+                    (connect_timeout * 4).as_millis()
+                ))
+            }
+        }
+
+        let used: Vec<&str> = config.keys().filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p))).collect();
+        let store = HdfsStore {
+            client: Arc::new(client),
+            rt: Arc::new(rt),
+            root: format!("hdfs://{authority}"),
+            namenode,
+            replication,
+            block_size,
+            counts: Arc::new(Counts::default()),
+        };
+        Ok(Target { store: Arc::new(store), path, warnings: config.unused_definitions("hdfs://", &used) })
+    }
+
+    fn path(path: &str) -> String {
+        if path.starts_with('/') {
+            path.to_string()
+        } else {
+            format!("/{path}")
+        }
+    }
+
+    fn err(&self, op: &'static str, path: &str, e: HdfsError) -> StoreError {
+        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        map_err(op, &format!("{}{}", self.root, Self::path(path)), &self.namenode, e)
+    }
+
+    fn writer(&self, path: &str, writer: hdfs_native::file::FileWriter, opts: &WriteOptions) -> HdfsWrite {
+        HdfsWrite {
+            writer: Some(writer),
+            client: self.client.clone(),
+            rt: self.rt.clone(),
+            counts: self.counts.clone(),
+            path: Self::path(path),
+            shown: format!("{}{}", self.root, Self::path(path)),
+            fsync_on_close: opts.fsync_on_close,
+            written: 0,
+            hsyncs: 0,
+            block_size: self.block_size,
+        }
+    }
+}
+
+/// The first line of a Java exception message, whitespace squashed.
+fn first_line(msg: &str) -> String {
+    let line = msg.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The last part of a Java class name.
+fn short_class(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
+/// Folds hdfs-native's errors into storebench's, on one line, naming the peer (`namenode` for metadata
+/// calls, a DataNode for streams) when it cannot be reached.
+fn map_err(op: &'static str, path: &str, namenode: &str, e: HdfsError) -> StoreError {
+    let failed = |detail: String| StoreError::Failed { op, path: path.into(), detail };
+    match e {
+        HdfsError::FileNotFound(msg) => {
+            if msg.contains("arent") {
+                failed(format!("the parent directory does not exist ({})", first_line(&msg)))
+            } else {
+                StoreError::NotFound { path: path.into() }
+            }
+        }
+        HdfsError::AlreadyExists(msg) if msg.contains("being created") || msg.contains("lease") => {
+            failed(format!("another client is writing it ({})", first_line(&msg)))
+        }
+        HdfsError::AlreadyExists(_) => StoreError::AlreadyExists { path: path.into() },
+        HdfsError::RPCError(class, msg) | HdfsError::FatalRPCError(class, msg) => {
+            let short = short_class(&class);
+            let line = first_line(&msg);
+            match short {
+                "AccessControlException" => StoreError::PermissionDenied { op, path: path.into(), detail: line },
+                "SafeModeException" => failed(format!(
+                    "the NameNode is in safe mode and refuses changes ({line}); wait for it to leave safe mode \
+                     (hdfs dfsadmin -safemode get)"
+                )),
+                "FileNotFoundException" if line.contains("arent") => {
+                    failed(format!("the parent directory does not exist ({line})"))
+                }
+                "FileNotFoundException" => StoreError::NotFound { path: path.into() },
+                "ParentNotDirectoryException" => failed(format!("a parent is a file, not a directory ({line})")),
+                "PathIsNotEmptyDirectoryException" => failed(format!("the directory is not empty ({line})")),
+                "DSQuotaExceededException" | "NSQuotaExceededException" => {
+                    failed(format!("the quota is exceeded ({line})"))
+                }
+                "NotReplicatedYetException" | "RetriableException" => {
+                    failed(format!("the NameNode asked to retry later: {short}: {line}"))
+                }
+                _ => failed(format!("{short}: {line}")),
+            }
+        }
+        HdfsError::IOError(io) => {
+            use std::io::ErrorKind::*;
+            match io.kind() {
+                ConnectionRefused | ConnectionReset | ConnectionAborted | TimedOut | NotConnected
+                | AddrNotAvailable => failed(format!("cannot reach {namenode}: {io}")),
+                _ if io.to_string().contains("failed to lookup address")
+                    || io.to_string().contains("Name or service") =>
+                {
+                    failed(format!("cannot reach {namenode}: {io}"))
+                }
+                _ => failed(format!("I/O error talking to HDFS: {}", first_line(&io.to_string()))),
+            }
+        }
+        HdfsError::DataTransferError(msg) => failed(format!("DataNode transfer failed: {}", first_line(&msg))),
+        HdfsError::BlocksNotFound(msg) => {
+            failed(format!("no live DataNode holds a block of it ({})", first_line(&msg)))
+        }
+        other => failed(first_line(&other.to_string())),
+    }
+}
+
+impl Store for HdfsStore {
+    fn url(&self) -> String {
+        self.root.clone()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { direct_io: false, hflush: true, atomic_rename: true, directories: true }
+    }
+
+    fn engine(&self, _direct: bool) -> String {
+        let repl = self.replication.map_or("the NameNode's default".into(), |r| r.to_string());
+        let block = self.block_size.map_or("the NameNode's default".into(), crate::plan::size::human_bytes);
+        format!("hdfs-native (Rust NameNode/DataNode protocols), replication {repl}, block size {block}")
+    }
+
+    fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError> {
+        if opts.direct {
+            return Err(StoreError::Unsupported(format!(
+                "{}{path} cannot be written with O_DIRECT: HDFS has no page cache to bypass; drop --direct",
+                self.root
+            )));
+        }
+        self.counts.rpc_create.fetch_add(1, Ordering::Relaxed);
+        let mut w = hdfs_native::WriteOptions::default().overwrite(opts.overwrite).create_parent(false);
+        if let Some(r) = self.replication {
+            w = w.replication(r);
+        }
+        if let Some(b) = self.block_size {
+            w = w.block_size(b);
+        }
+        let writer =
+            self.rt.block_on(self.client.create(&Self::path(path), w)).map_err(|e| self.err("create", path, e))?;
+        Ok(Box::new(self.writer(path, writer, opts)))
+    }
+
+    fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
+        self.counts.rpc_append.fetch_add(1, Ordering::Relaxed);
+        let w = self.rt.block_on(self.client.append(&Self::path(path))).map_err(|e| self.err("append to", path, e))?;
+        Ok(Box::new(self.writer(path, w, &WriteOptions::default())))
+    }
+
+    fn open(&self, path: &str, _opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
+        self.counts.rpc_open.fetch_add(1, Ordering::Relaxed);
+        let reader = self.rt.block_on(self.client.read(&Self::path(path))).map_err(|e| self.err("open", path, e))?;
+        Ok(Box::new(HdfsRead {
+            len: reader.file_length() as u64,
+            reader: Arc::new(reader),
+            rt: self.rt.clone(),
+            counts: self.counts.clone(),
+            shown: format!("{}{}", self.root, Self::path(path)),
+            stream: None,
+            leftover: Bytes::new(),
+            next: 0,
+            datanode_reads: 0,
+        }))
+    }
+
+    fn stat(&self, path: &str) -> Result<Option<Meta>, StoreError> {
+        self.counts.rpc_stat.fetch_add(1, Ordering::Relaxed);
+        match self.rt.block_on(self.client.get_file_info(&Self::path(path))) {
+            Ok(s) => Ok(Some(Meta { size: if s.isdir { 0 } else { s.length as u64 }, is_dir: s.isdir })),
+            Err(HdfsError::FileNotFound(_)) => Ok(None),
+            Err(e) => match self.err("stat", path, e) {
+                StoreError::NotFound { .. } => Ok(None),
+                other => Err(other),
+            },
+        }
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>, StoreError> {
+        self.counts.rpc_list.fetch_add(1, Ordering::Relaxed);
+        let entries =
+            self.rt.block_on(self.client.list_status(&Self::path(dir), false)).map_err(|e| self.err("list", dir, e))?;
+        let mut names: Vec<String> =
+            entries.into_iter().map(|s| s.path.rsplit('/').next().unwrap_or(&s.path).to_string()).collect();
+        names.sort();
+        Ok(names)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), StoreError> {
+        self.counts.rpc_rename.fetch_add(1, Ordering::Relaxed);
+        match self.rt.block_on(self.client.rename(&Self::path(from), &Self::path(to), false)) {
+            Ok(()) => Ok(()),
+            Err(HdfsError::AlreadyExists(_)) => Err(StoreError::Failed {
+                op: "rename",
+                path: format!("{}{}", self.root, Self::path(from)),
+                detail: format!("{} already exists; storebench never replaces it", Self::path(to)),
+            }),
+            Err(e) => Err(self.err("rename", from, e)),
+        }
+    }
+
+    fn delete(&self, path: &str) -> Result<(), StoreError> {
+        self.counts.rpc_delete.fetch_add(1, Ordering::Relaxed);
+        match self.rt.block_on(self.client.delete(&Self::path(path), false)) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(StoreError::NotFound { path: format!("{}{}", self.root, Self::path(path)) }),
+            Err(e) => Err(self.err("delete", path, e)),
+        }
+    }
+
+    fn create_dir(&self, path: &str) -> Result<(), StoreError> {
+        // HDFS mkdirs succeeds on an existing directory; storebench's create_dir must not.
+        if self.stat(path)?.is_some() {
+            return Err(StoreError::AlreadyExists { path: format!("{}{}", self.root, Self::path(path)) });
+        }
+        self.counts.rpc_mkdirs.fetch_add(1, Ordering::Relaxed);
+        self.rt
+            .block_on(self.client.mkdirs(&Self::path(path), 0o755, false))
+            .map_err(|e| self.err("create directory", path, e))
+    }
+
+    fn remove_dir(&self, path: &str) -> Result<(), StoreError> {
+        self.counts.rpc_delete.fetch_add(1, Ordering::Relaxed);
+        match self.rt.block_on(self.client.delete(&Self::path(path), false)) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.err("remove directory", path, e)),
+        }
+    }
+
+    fn counters(&self) -> Counters {
+        let c = &self.counts;
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let mut v: Counters = vec![
+            ("namenode_create".into(), g(&c.rpc_create)),
+            ("namenode_append".into(), g(&c.rpc_append)),
+            ("namenode_open".into(), g(&c.rpc_open)),
+            ("namenode_stat".into(), g(&c.rpc_stat)),
+            ("namenode_list".into(), g(&c.rpc_list)),
+            ("namenode_rename".into(), g(&c.rpc_rename)),
+            ("namenode_delete".into(), g(&c.rpc_delete)),
+            ("namenode_mkdirs".into(), g(&c.rpc_mkdirs)),
+            ("hsync_calls".into(), g(&c.hsyncs)),
+            ("files_closed".into(), g(&c.files_closed)),
+            ("bytes_written".into(), g(&c.bytes_written)),
+            ("datanode_reads".into(), g(&c.datanode_reads)),
+            ("bytes_read".into(), g(&c.bytes_read)),
+            ("errors".into(), g(&c.errors)),
+        ];
+        if self.block_size.is_some() {
+            v.push(("blocks_written".into(), g(&c.blocks_written)));
+        }
+        v
+    }
+}
+
+struct HdfsWrite {
+    writer: Option<hdfs_native::file::FileWriter>,
+    client: Arc<Client>,
+    rt: Arc<Runtime>,
+    counts: Arc<Counts>,
+    /// The HDFS path.
+    path: String,
+    /// hdfs://authority/path, for messages.
+    shown: String,
+    fsync_on_close: bool,
+    written: u64,
+    hsyncs: u64,
+    block_size: Option<u64>,
+}
+
+impl HdfsWrite {
+    fn err(&self, op: &'static str, e: HdfsError) -> StoreError {
+        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        map_err(op, &self.shown, DATANODE, e)
+    }
+
+    fn hsync(&mut self) -> Result<(), StoreError> {
+        let Some(w) = self.writer.as_mut() else { return Ok(()) };
+        let r = self.rt.block_on(w.hsync());
+        self.hsyncs += 1;
+        self.counts.hsyncs.fetch_add(1, Ordering::Relaxed);
+        r.map_err(|e| self.err("hsync", e))
+    }
+
+    /// Drops the writer (its lease goes with it) and deletes what storebench wrote.
+    fn discard(&mut self) -> Result<(), StoreError> {
+        if self.writer.take().is_none() {
+            return Ok(());
+        }
+        self.counts.rpc_delete.fetch_add(1, Ordering::Relaxed);
+        match self.rt.block_on(self.client.delete(&self.path, false)) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.err("delete the abandoned", e)),
+        }
+    }
+}
+
+impl WriteStream for HdfsWrite {
+    fn write(&mut self, buf: &[u8]) -> Result<(), StoreError> {
+        let Some(w) = self.writer.as_mut() else {
+            return Err(StoreError::Failed {
+                op: "write",
+                path: self.shown.clone(),
+                detail: "the stream is closed".into(),
+            });
+        };
+        let r = self.rt.block_on(w.write_bytes(Bytes::copy_from_slice(buf)));
+        if let Err(e) = r {
+            return Err(self.err("write", e));
+        }
+        self.written += buf.len() as u64;
+        self.counts.bytes_written.fetch_add(buf.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(()) // Hadoop's DFSOutputStream.flush() sends nothing either; hflush() does.
+    }
+
+    fn hflush(&mut self) -> Result<(), StoreError> {
+        self.hsync()
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Closed, StoreError> {
+        let result = (|| {
+            if self.fsync_on_close {
+                self.hsync()?;
+            }
+            let Some(w) = self.writer.as_mut() else { return Ok(()) };
+            let r = self.rt.block_on(w.close());
+            r.map_err(|e| self.err("close", e))
+        })();
+        if let Err(e) = result {
+            // A file that cannot be completed is storebench's to remove.
+            let _ = self.discard();
+            return Err(e);
+        }
+        self.writer = None;
+        let blocks = self.block_size.map_or(0, |b| self.written.div_ceil(b));
+        self.counts.files_closed.fetch_add(1, Ordering::Relaxed);
+        self.counts.blocks_written.fetch_add(blocks, Ordering::Relaxed);
+        let mut counters = vec![("bytes_written".into(), self.written), ("hsync_calls".into(), self.hsyncs)];
+        if let Some(b) = self.block_size {
+            counters.push(("block_size".into(), b));
+            counters.push(("blocks".into(), blocks));
+        }
+        Ok(Closed { counters, parts: Vec::new() })
+    }
+
+    fn abort(mut self: Box<Self>) -> Result<(), StoreError> {
+        self.discard()
+    }
+}
+
+impl Drop for HdfsWrite {
+    fn drop(&mut self) {
+        // A stream dropped without close() or abort() (an early return) leaves no half-written file.
+        let _ = self.discard();
+    }
+}
+
+struct HdfsRead {
+    reader: Arc<hdfs_native::file::FileReader>,
+    rt: Arc<Runtime>,
+    counts: Arc<Counts>,
+    shown: String,
+    len: u64,
+    /// The streaming read (read_next) and what is left of its last packet.
+    stream: Option<BoxStream<'static, hdfs_native::Result<Bytes>>>,
+    leftover: Bytes,
+    next: u64,
+    datanode_reads: u64,
+}
+
+impl HdfsRead {
+    fn err(&self, op: &'static str, e: HdfsError) -> StoreError {
+        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        map_err(op, &self.shown, DATANODE, e)
+    }
+
+    fn range(&mut self, offset: u64, len: usize) -> BoxStream<'static, hdfs_native::Result<Bytes>> {
+        self.datanode_reads += 1;
+        self.counts.datanode_reads.fetch_add(1, Ordering::Relaxed);
+        self.reader.read_range_stream(offset as usize, len).boxed()
+    }
+
+    /// Copies from the leftover and the stream into `buf` until it is full or the stream ends.
+    fn drain(
+        &mut self,
+        stream: &mut BoxStream<'static, hdfs_native::Result<Bytes>>,
+        buf: &mut [u8],
+    ) -> Result<ReadInfo, StoreError> {
+        let mut done = 0;
+        let mut first = None;
+        while done < buf.len() {
+            if self.leftover.is_empty() {
+                match self.rt.block_on(stream.next()) {
+                    Some(Ok(b)) => self.leftover = b,
+                    Some(Err(e)) => return Err(self.err("read", e)),
+                    None => break,
+                }
+                continue;
+            }
+            first.get_or_insert_with(Instant::now);
+            let n = self.leftover.len().min(buf.len() - done);
+            buf[done..done + n].copy_from_slice(&self.leftover[..n]);
+            self.leftover = self.leftover.slice(n..);
+            done += n;
+        }
+        self.counts.bytes_read.fetch_add(done as u64, Ordering::Relaxed);
+        Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
+    }
+}
+
+impl ReadStream for HdfsRead {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        let n = (buf.len() as u64).min(self.len.saturating_sub(offset)) as usize;
+        if n == 0 {
+            return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() });
+        }
+        // A positioned read has its own stream; the streaming read keeps its place.
+        let saved = std::mem::take(&mut self.leftover);
+        let mut s = self.range(offset, n);
+        let r = self.drain(&mut s, &mut buf[..n]);
+        self.leftover = saved;
+        r
+    }
+
+    fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
+        if self.stream.is_none() {
+            if self.next >= self.len {
+                return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() });
+            }
+            let s = self.range(self.next, (self.len - self.next) as usize);
+            self.stream = Some(s);
+        }
+        let mut s = self.stream.take().unwrap_or_else(|| futures::stream::empty().boxed());
+        let r = self.drain(&mut s, buf);
+        if let Ok(info) = &r {
+            self.next += info.bytes as u64;
+            if info.bytes > 0 {
+                self.stream = Some(s);
+            }
+        }
+        r
+    }
+
+    fn read_vector(&mut self, offsets: &[u64], bufs: &mut [&mut [u8]]) -> Result<Vec<usize>, StoreError> {
+        // Every range at once (up to 10 in flight), each from its DataNode, as Hadoop's readVectored.
+        let jobs: Vec<(u64, usize)> = offsets
+            .iter()
+            .zip(bufs.iter())
+            .map(|(&o, b)| (o, (b.len() as u64).min(self.len.saturating_sub(o)) as usize))
+            .collect();
+        let reader = self.reader.clone();
+        let fetched: Vec<hdfs_native::Result<Bytes>> = self.rt.block_on(async move {
+            futures::stream::iter(jobs.into_iter().map(|(o, n)| {
+                let reader = reader.clone();
+                async move {
+                    if n == 0 {
+                        return Ok(Bytes::new());
+                    }
+                    reader.read_range(o as usize, n).await
+                }
+            }))
+            .buffered(10)
+            .collect()
+            .await
+        });
+        let mut got = Vec::with_capacity(bufs.len());
+        for (data, buf) in fetched.into_iter().zip(bufs.iter_mut()) {
+            let data = data.map_err(|e| self.err("read", e))?;
+            self.datanode_reads += 1;
+            self.counts.datanode_reads.fetch_add(1, Ordering::Relaxed);
+            buf[..data.len()].copy_from_slice(&data);
+            self.counts.bytes_read.fetch_add(data.len() as u64, Ordering::Relaxed);
+            got.push(data.len());
+        }
+        Ok(got)
+    }
+
+    fn close(self: Box<Self>) -> Result<Counters, StoreError> {
+        Ok(vec![("datanode_reads".into(), self.datanode_reads)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_namenode() {
+        let mut c = StoreConfig::default();
+        c.add_definitions(&[
+            "dfs.nameservices=ns1".into(),
+            "dfs.ha.namenodes.ns1=nn1,nn2".into(),
+            "dfs.namenode.rpc-address.ns1.nn1=10.0.0.1:4007".into(),
+            "dfs.namenode.rpc-address.ns1.nn2=10.0.0.2:4007".into(),
+        ])
+        .unwrap();
+        let (shown, addrs) = namenodes("ns1", &c);
+        assert_eq!(shown, "nameservice ns1 (nn1=10.0.0.1:4007, nn2=10.0.0.2:4007)");
+        assert_eq!(addrs, ["10.0.0.1:4007", "10.0.0.2:4007"]);
+        assert_eq!(namenodes("nn:9000", &c).0, "the NameNode at nn:9000");
+        assert_eq!(namenodes("nn", &c), ("the NameNode at nn:8020".to_string(), vec!["nn:8020".to_string()]));
+    }
+
+    #[test]
+    fn java_errors_become_one_line() {
+        let e = map_err(
+            "create",
+            "hdfs://nn/x",
+            "the NameNode at nn:9000",
+            HdfsError::RPCError(
+                "org.apache.hadoop.hdfs.server.namenode.SafeModeException".into(),
+                "Cannot create file/x. Name node is in safe mode.\nIt was turned on manually.".into(),
+            ),
+        );
+        let s = e.to_string();
+        assert!(s.contains("safe mode") && !s.contains('\n'), "{s}");
+        let e = map_err(
+            "create",
+            "hdfs://nn/x",
+            "n",
+            HdfsError::RPCError(
+                "org.apache.hadoop.security.AccessControlException".into(),
+                "Permission denied: user=nobody, access=WRITE, inode=\"/\":root:supergroup:drwxr-xr-x".into(),
+            ),
+        );
+        assert!(matches!(e, StoreError::PermissionDenied { .. }), "{e}");
+        let e = map_err(
+            "stat",
+            "hdfs://nn/x",
+            "the NameNode at 127.0.0.1:1",
+            HdfsError::IOError(std::io::Error::from(std::io::ErrorKind::ConnectionRefused)),
+        );
+        assert!(e.to_string().contains("cannot reach the NameNode at 127.0.0.1:1"), "{e}");
+    }
+}
