@@ -89,6 +89,7 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
         Command::Bandwidth(args) => run_bandwidth(args),
         Command::Ops(args) => run_ops(args),
         Command::Ranges(args) => run_ranges(args),
+        Command::Dfsio(args) => run_dfsio(args),
     };
     match result {
         Ok(()) => 0,
@@ -220,6 +221,85 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     };
     print_stdout(&text);
     finish(failure, &cleanup_errors, file_errors)
+}
+
+fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
+    use crate::stats::report::{CounterGroup, DfsioParams, Params};
+    use crate::workload::dfsio::{self, Mode};
+    let began = std::time::Instant::now();
+    let (plan, target) = crate::plan::dfsio(&args).map_err(Error::from_plan)?;
+    for w in &target.warnings {
+        eprintln!("storebench: {w}");
+    }
+    let json_file = create_json(args.json.as_deref())?;
+    if let Err(e) = dfsio::prepare(&target, &plan) {
+        discard(args.json.as_deref(), json_file);
+        return Err(Error::Run(e));
+    }
+    let started = std::time::SystemTime::now();
+    let started_at = humantime::format_rfc3339_millis(started).to_string();
+    let host = crate::workload::bandwidth::host_name();
+    let stop = stop_flag();
+    let ctx = RunContext::new(stop);
+    let (out, cleaned) = if plan.mode == Mode::Clean {
+        match dfsio::clean(&target, &plan) {
+            Ok(c) => (dfsio::Outcome::default(), Some(c)),
+            Err(e) => (dfsio::Outcome { error: Some(e), ..Default::default() }, None),
+        }
+    } else {
+        let total = plan.nr_files * plan.file_size;
+        let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet);
+        let tasks: Vec<u64> = (0..plan.nr_files).collect();
+        let out = dfsio::run(&target, &plan, &tasks, &ctx, 0, &host);
+        drop(progress);
+        (out, None)
+    };
+    let exec_ms = began.elapsed().as_millis() as i64;
+    let failure = if let Some(e) = &out.error {
+        Some(Failure::Failed(e.clone()))
+    } else if out.interrupted {
+        Some(Failure::Interrupted)
+    } else {
+        None
+    };
+    let params = Params::Dfsio(DfsioParams {
+        mode: plan.mode,
+        order: plan.order,
+        nr_files: plan.nr_files,
+        file_size: plan.file_size,
+        buffer_size: plan.buffer_size,
+        threads: plan.threads,
+        ranks: 1,
+    });
+    let engine = target.store.engine(false);
+    let mut report = crate::workload::base_report("dfsio", &target, engine, params, failure.as_ref(), started_at);
+    let mut run = dfsio::summarize(&plan, &out, exec_ms as f64 / 1000.0);
+    run.cleaned = cleaned;
+    let hadoop_lines = if plan.mode == Mode::Clean {
+        Vec::new()
+    } else {
+        run.aggregates.result_lines(plan.test_type(), &crate::export::dfsio::java_date(started), exec_ms)
+    };
+    report.counters = vec![CounterGroup { scope: "store".into(), counters: target.store.counters() }];
+    report.dfsio_run = Some(run);
+    let mut file_errors = Vec::new();
+    if !hadoop_lines.is_empty() {
+        // TestDFSIO appends its result lines to -resFile; storebench adds the raw aggregates after them.
+        let raw = report.dfsio_run.as_ref().map(|d| d.aggregates.raw_lines()).unwrap_or_default();
+        let text: String = hadoop_lines.iter().chain(raw.iter()).map(|l| format!("{l}\n")).collect();
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&args.res_file)
+            .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()));
+        if let Err(e) = appended {
+            file_errors.push(format!("appending to the -resFile {} failed: {e}", args.res_file.display()));
+        }
+    }
+    file_errors.extend(write_json(json_file, args.json.as_deref(), &report));
+    let prefix = crate::export::dfsio::log_prefix(std::time::SystemTime::now());
+    print_stdout(&crate::export::dfsio::text(&report, &hadoop_lines, &prefix, args.quiet));
+    finish(failure, &[], file_errors)
 }
 
 fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {

@@ -95,6 +95,7 @@ fn seed_report() -> RunReport {
         outcome: Outcome { status: Status::Completed, error: None },
         ops_run: None,
         ranges_run: None,
+        dfsio_run: None,
     }
 }
 

@@ -404,3 +404,33 @@ fn safe_mode_and_a_datanode_dying_mid_write() {
         other => panic!("exit {other:?}: {stderr}"),
     }
 }
+
+/// TestDFSIO's cycle on HDFS: -write, -read, -append, -clean, with the files checked in between.
+#[test]
+fn dfsio_write_read_append_clean() {
+    let Some(h) = cluster() else { return };
+    let root = format!("/{}/TestDFSIO", unique("dfsio"));
+    let dir = tempfile::tempdir().unwrap();
+    let res = dir.path().join("res.txt");
+    let run = |mode: &str| {
+        cmd()
+            .args(["dfsio", mode, "-nrFiles", "4", "-fileSize", "2MB", "-bufferSize", "131072", "-q", "-resFile"])
+            .arg(&res)
+            .args(["-D", "dfs.replication=2", "-rootDir", &format!("{}{root}", h.three)])
+            .assert()
+            .success()
+    };
+    run("-write").stdout(predicate::str::contains("Total MBytes processed: 8.0"));
+    let t = open_target(&h.three, &StoreConfig::default()).unwrap();
+    for k in 0..4 {
+        assert_eq!(t.store.stat(&format!("{root}/io_data/test_io_{k}")).unwrap().map(|m| m.size), Some(2 << 20));
+    }
+    run("-read").stdout(predicate::str::contains("----- TestDFSIO ----- : read"));
+    run("-append");
+    assert_eq!(t.store.stat(&format!("{root}/io_data/test_io_3")).unwrap().map(|m| m.size), Some(4 << 20));
+    cmd().args(["dfsio", "-clean", "-rootDir", &format!("{}{root}", h.three)]).assert().success();
+    assert_eq!(t.store.stat(&root).unwrap(), None);
+    let parent = root.trim_end_matches("/TestDFSIO");
+    assert!(t.store.list(parent).unwrap().is_empty());
+    t.store.remove_dir(parent).unwrap();
+}

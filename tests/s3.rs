@@ -458,3 +458,37 @@ fn ranges_every_strategy_on_s3_with_verify() {
     let t = open_target(&url, &s3.config()).unwrap();
     assert_eq!(t.store.stat(&t.path).unwrap(), None);
 }
+
+/// TestDFSIO's cycle on S3; -append says S3 cannot append.
+#[test]
+fn dfsio_on_s3() {
+    let Some(s3) = server() else { return };
+    let root = format!("s3://{}/{}/TestDFSIO", s3.bucket, unique("dfsio"));
+    let dir = tempfile::tempdir().unwrap();
+    let res = dir.path().join("res.txt");
+    for mode in ["-write", "-read"] {
+        s3.cmd()
+            .args(["dfsio", mode, "-nrFiles", "3", "-fileSize", "6MB", "-q", "-D", "fs.s3a.multipart.size=5m"])
+            .arg("-resFile")
+            .arg(&res)
+            .args(["-rootDir", &root])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Total MBytes processed: 18.0"));
+    }
+    s3.cmd()
+        .args(["dfsio", "-append", "-nrFiles", "3", "-rootDir", &root])
+        .arg("-resFile")
+        .arg(&res)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot append"));
+    let t = open_target(&root, &s3.config()).unwrap();
+    assert_eq!(t.store.stat(&format!("{}/io_data/test_io_2", t.path)).unwrap().map(|m| m.size), Some(6 << 20));
+    s3.cmd()
+        .args(["dfsio", "-clean", "-rootDir", &root])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("removed 3"));
+    assert!(t.store.list(&format!("{}/io_data", t.path)).unwrap().is_empty());
+}

@@ -4,6 +4,7 @@
 //! them into clap's double-dash form before parsing, so both spellings work.
 
 pub mod bandwidth;
+pub mod dfsio;
 pub mod ops;
 pub mod ranges;
 
@@ -30,12 +31,16 @@ pub enum Command {
     /// Read byte ranges of one object with several strategies (sequential, parallel, split, coalesce,
     /// whole), first byte apart from transfer, cold then warm, and rank them on this link.
     Ranges(ranges::RangesArgs),
+    /// Hadoop's TestDFSIO on any store: -write, -read, -append, -clean of nrFiles files of fileSize,
+    /// one task per file, with TestDFSIO's figures and what they hide.
+    Dfsio(dfsio::DfsioArgs),
 }
 
 /// Long options that may be written with one dash, per subcommand, and the clap option they mean.
 fn single_dash_aliases(subcommand: &str) -> &'static [(&'static str, &'static str)] {
     match subcommand {
         "bandwidth" => bandwidth::SINGLE_DASH,
+        "dfsio" => dfsio::SINGLE_DASH,
         _ => &[],
     }
 }

@@ -2,6 +2,7 @@
 //! new file plus one line in [`exporter`].
 
 pub mod csv;
+pub mod dfsio;
 pub mod json;
 pub mod ops;
 pub mod ranges;

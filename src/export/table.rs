@@ -95,6 +95,7 @@ impl Exporter for TextExporter {
             Params::Bandwidth(bp) => bp,
             Params::Ops(_) => return super::ops::text(r, self.quiet),
             Params::Ranges(_) => return super::ranges::text(r, self.quiet),
+            Params::Dfsio(_) => return super::dfsio::text(r, &[], "", self.quiet),
         };
         if !self.quiet {
             let title = format!("Bandwidth test against {} with data size {}", r.target, human_bytes(bp.size));

@@ -357,3 +357,60 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
     };
     Ok((plan, target))
 }
+
+/// Validates `dfsio` arguments: the plan and the target its root names.
+pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::dfsio::DfsioPlan, Target), String> {
+    use crate::workload::dfsio::{DfsioPlan, Mode, ReadOrder};
+    let config = args.config.config()?;
+    let file_size = size::parse_size_with_default_unit(&args.file_size, 20)
+        .map_err(|e| format!("invalid -fileSize '{}': {e}", args.file_size))?;
+    let needs_size = !args.clean;
+    if needs_size && file_size == 0 {
+        return Err(format!("invalid -fileSize '{}': expected more than 0 bytes (e.g. 64MB)", args.file_size));
+    }
+    if args.nr_files == 0 {
+        return Err("invalid -nrFiles 0: expected 1 or more files".into());
+    }
+    if args.buffer_size == 0 || args.buffer_size > MAX_BLOCK {
+        return Err(format!(
+            "invalid -bufferSize {}: expected 1 to {} bytes",
+            args.buffer_size,
+            with_commas(MAX_BLOCK)
+        ));
+    }
+    if args.threads == Some(0) {
+        return Err("invalid --threads 0: expected 1 or more".into());
+    }
+    let mode = match (args.write, args.read, args.append) {
+        (true, _, _) => Mode::Write,
+        (_, true, _) => Mode::Read,
+        (_, _, true) => Mode::Append,
+        _ => Mode::Clean,
+    };
+    let order = if args.random {
+        ReadOrder::Random
+    } else if args.backward {
+        ReadOrder::Backward
+    } else if args.skip {
+        ReadOrder::Skip { skip: args.skip_size.unwrap_or(args.buffer_size) }
+    } else {
+        ReadOrder::Sequential
+    };
+    let root = match (&args.root_dir, config.get("fs.defaultFS")) {
+        (Some(r), _) => r.clone(),
+        (None, Some(fs)) if !fs.starts_with("file:") => format!("{}/benchmarks/TestDFSIO", fs.trim_end_matches('/')),
+        _ => std::env::temp_dir().join("benchmarks/TestDFSIO").to_string_lossy().into_owned(),
+    };
+    let target = open_target(&root, &config)?;
+    let plan = DfsioPlan {
+        mode,
+        order,
+        nr_files: args.nr_files,
+        file_size,
+        buffer_size: args.buffer_size,
+        threads: args.threads.unwrap_or(args.nr_files.min(64) as usize),
+        root: target.path.clone(),
+        seed: clock_seed(),
+    };
+    Ok((plan, target))
+}

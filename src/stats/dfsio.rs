@@ -132,7 +132,14 @@ mod tests {
     /// The seed's worked example, 64 files of 16 GB, from its raw aggregates alone.
     #[test]
     fn seed_64_files_digit_for_digit() {
-        let a = Aggregates { tasks: 64, size: 1099511627776, time: 45497635, rate: 1481181.8, sqrate: 3.4433252E7 };
+        let f = |t: &str| t.parse::<f32>().unwrap();
+        let a = Aggregates {
+            tasks: 64,
+            size: 1099511627776,
+            time: 45497635,
+            rate: f("1481181.8"),
+            sqrate: f("3.4433252E7"),
+        };
         let lines = a.result_lines("write", "Wed Aug 21 10:56:45 PDT 2013", 796676);
         assert_eq!(
             lines,
@@ -148,13 +155,24 @@ mod tests {
                 "",
             ]
         );
-        assert_eq!(a.raw_lines(), ["f:rate\t1481181.8", "f:sqrate\t3.4433252E7", "l:size\t1099511627776", "l:tasks\t64", "l:time\t45497635"]);
+        assert_eq!(
+            a.raw_lines(),
+            ["f:rate\t1481181.8", "f:sqrate\t3.4433252E7", "l:size\t1099511627776", "l:tasks\t64", "l:time\t45497635"]
+        );
     }
 
     /// The seed's 4 files of 250 GB: write and read.
     #[test]
     fn seed_4_files_digit_for_digit() {
-        let a = Aggregates { tasks: 4, size: 1073741824000, time: 6331377, rate: 647024.94, sqrate: 1.04674768E8 };
+        // The seed's text, parsed as TestDFSIO parses it (Float.parseFloat).
+        let f = |t: &str| t.parse::<f32>().unwrap();
+        let a = Aggregates {
+            tasks: 4,
+            size: 1073741824000,
+            time: 6331377,
+            rate: f("647024.94"),
+            sqrate: f("1.04674768E8"),
+        };
         let lines = a.result_lines("write", "d", 1603932);
         assert_eq!(lines[3], "Total MBytes processed: 1024000.0");
         assert_eq!(lines[4], "     Throughput mb/sec: 161.73416935999862");

@@ -44,6 +44,9 @@ pub struct RunReport {
     /// Strategies and verdict of the ranges workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranges_run: Option<RangesRun>,
+    /// TestDFSIO's aggregates and figures, and every task, of the dfsio workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dfsio_run: Option<crate::workload::dfsio::DfsioRun>,
     /// Repeats and statistics of the ops workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_run: Option<OpsRun>,
@@ -203,6 +206,27 @@ pub enum Params {
     Ops(OpsParams),
     /// `storebench ranges`.
     Ranges(RangesParams),
+    /// `storebench dfsio`.
+    Dfsio(DfsioParams),
+}
+
+/// Parameters of a dfsio run (TestDFSIO's names).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DfsioParams {
+    /// write, read, append or clean.
+    pub mode: crate::workload::dfsio::Mode,
+    /// The order of -read.
+    pub order: crate::workload::dfsio::ReadOrder,
+    /// -nrFiles.
+    pub nr_files: u64,
+    /// -fileSize, bytes.
+    pub file_size: u64,
+    /// -bufferSize, bytes.
+    pub buffer_size: u64,
+    /// Tasks at once per process.
+    pub threads: usize,
+    /// Processes (MPI ranks; 1 without MPI).
+    pub ranks: u32,
 }
 
 /// Parameters of a ranges run.

@@ -242,6 +242,7 @@ impl HdfsStore {
             path: Self::path(path),
             shown: format!("{}{}", self.root, Self::path(path)),
             fsync_on_close: opts.fsync_on_close,
+            appending: false,
             written: 0,
             hsyncs: 0,
             block_size: self.block_size,
@@ -359,7 +360,9 @@ impl Store for HdfsStore {
     fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
         self.counts.rpc_append.fetch_add(1, Ordering::Relaxed);
         let w = self.rt.block_on(self.client.append(&Self::path(path))).map_err(|e| self.err("append to", path, e))?;
-        Ok(Box::new(self.writer(path, w, &WriteOptions::default())))
+        let mut w = self.writer(path, w, &WriteOptions::default());
+        w.appending = true;
+        Ok(Box::new(w))
     }
 
     fn open(&self, path: &str, _opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
@@ -477,6 +480,8 @@ struct HdfsWrite {
     /// hdfs://authority/path, for messages.
     shown: String,
     fsync_on_close: bool,
+    /// Appending to an existing file: abort keeps the file (what was there before is not storebench's).
+    appending: bool,
     written: u64,
     hsyncs: u64,
     block_size: Option<u64>,
@@ -498,9 +503,12 @@ impl HdfsWrite {
 
     /// Drops the writer (its lease goes with it) and deletes what storebench wrote.
     fn discard(&mut self) -> Result<(), StoreError> {
-        if self.writer.take().is_none() {
-            return Ok(());
+        let Some(mut w) = self.writer.take() else { return Ok(()) };
+        if self.appending {
+            // Complete what was appended so far; the file was there before storebench.
+            return self.rt.block_on(w.close()).map_err(|e| self.err("close the abandoned append to", e));
         }
+        drop(w);
         self.counts.rpc_delete.fetch_add(1, Ordering::Relaxed);
         match self.rt.block_on(self.client.delete(&self.path, false)) {
             Ok(_) => Ok(()),

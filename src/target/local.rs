@@ -111,6 +111,8 @@ struct LocalWrite {
     short_writes: u64,
     sync_file_range_calls: u64,
     fdatasync_calls: u64,
+    /// Appending to an existing file of this length: abort cuts it back instead of removing it.
+    appended_to: Option<u64>,
 }
 
 impl LocalWrite {
@@ -213,6 +215,12 @@ impl WriteStream for LocalWrite {
     }
 
     fn abort(mut self: Box<Self>) -> Result<(), StoreError> {
+        if let Some(len) = self.appended_to {
+            // SAFETY: ftruncate on the open descriptor.
+            let r = unsafe { libc::ftruncate(self.fd(), len as libc::off_t) };
+            drop(self.fd.take());
+            return if r == 0 { Ok(()) } else { Err(map_io("truncate", &self.path, len, io::Error::last_os_error())) };
+        }
         drop(self.fd.take());
         std::fs::remove_file(&self.path).map_err(|e| map_io("delete", &self.path, 0, e))
     }
@@ -368,6 +376,26 @@ impl Store for LocalStore {
             short_writes: 0,
             sync_file_range_calls: 0,
             fdatasync_calls: 0,
+            appended_to: None,
+        }))
+    }
+
+    fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
+        self.opens.fetch_add(1, Ordering::Relaxed);
+        let fd = open_fd(path, libc::O_WRONLY).map_err(|e| map_io("append to", path, 0, e))?;
+        let len = std::fs::metadata(path).map_err(|e| map_io("stat", path, 0, e))?.len();
+        Ok(Box::new(LocalWrite {
+            fd: Some(fd),
+            path: path.to_string(),
+            offset: len,
+            flushed_to: len,
+            direct: false,
+            fsync_on_close: false,
+            pwrite_calls: 0,
+            short_writes: 0,
+            sync_file_range_calls: 0,
+            fdatasync_calls: 0,
+            appended_to: Some(len),
         }))
     }
 

@@ -123,6 +123,13 @@ impl Store for MemoryStore {
         let cap = opts.size_hint.unwrap_or(0).min(isize::MAX as u64) as usize;
         Ok(Box::new(MemWrite { path: path.into(), data: Vec::with_capacity(cap), overwrite: opts.overwrite }))
     }
+    fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
+        let data = read_files()
+            .get(path)
+            .map(|d| d.as_ref().clone())
+            .ok_or_else(|| StoreError::NotFound { path: path.into() })?;
+        Ok(Box::new(MemWrite { path: path.into(), data, overwrite: true }))
+    }
     fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
         if opts.direct {
             return Err(StoreError::Unsupported("memory:// has no page cache to bypass: drop --direct".into()));

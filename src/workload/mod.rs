@@ -2,6 +2,7 @@
 
 pub mod bandwidth;
 pub mod data;
+pub mod dfsio;
 pub mod ops;
 pub mod ranges;
 
@@ -46,6 +47,7 @@ pub fn base_report(
         outcome: Outcome { status, error },
         ops_run: None,
         ranges_run: None,
+        dfsio_run: None,
     }
 }
 

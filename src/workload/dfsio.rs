@@ -1,0 +1,536 @@
+//! `dfsio`: Hadoop's TestDFSIO on any store. One task per file `ROOT/io_data/test_io_K`; each task
+//! writes, appends or reads its file in `bufferSize` calls and reports its bytes and its time (from
+//! create/open to close, as TestDFSIO's mapper times `doIO`). Tasks are spread over worker threads;
+//! TestDFSIO's aggregates and formulas are in [`crate::stats::dfsio`].
+
+use crate::run::RunContext;
+use crate::stats::dfsio::Aggregates;
+use crate::target::{ReadOptions, StoreError, Target, WriteOptions};
+use crate::workload::data::xorshift;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// What the run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// TestDFSIO -write.
+    Write,
+    /// TestDFSIO -read (and its -random, -backward, -skip variants).
+    Read,
+    /// TestDFSIO -append.
+    Append,
+    /// TestDFSIO -clean.
+    Clean,
+}
+
+/// In which order -read visits a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadOrder {
+    /// From start to end.
+    Sequential,
+    /// `bufferSize` reads at random offsets until fileSize bytes are read.
+    Random,
+    /// From the end towards the start.
+    Backward,
+    /// A buffer, then `skip` bytes skipped, to the end.
+    Skip {
+        /// Bytes skipped after each buffer.
+        skip: u64,
+    },
+}
+
+/// A validated dfsio run.
+#[derive(Clone, Debug)]
+pub struct DfsioPlan {
+    /// What to do.
+    pub mode: Mode,
+    /// The order of -read.
+    pub order: ReadOrder,
+    /// Files, one task each.
+    pub nr_files: u64,
+    /// Bytes per file (per append with -append).
+    pub file_size: u64,
+    /// Bytes per call.
+    pub buffer_size: u64,
+    /// Tasks run at once.
+    pub threads: usize,
+    /// The benchmark's root directory in the store.
+    pub root: String,
+    /// The seed of -random's offsets.
+    pub seed: u64,
+}
+
+impl DfsioPlan {
+    /// `ROOT/io_data`, where the files live.
+    pub fn data_dir(&self) -> String {
+        join(&self.root, "io_data")
+    }
+
+    /// The file of task `k`.
+    pub fn file(&self, k: u64) -> String {
+        join(&self.data_dir(), &format!("test_io_{k}"))
+    }
+
+    /// TestDFSIO's name for the test ("write", "read", "random read", "backward read", "skip read").
+    pub fn test_type(&self) -> &'static str {
+        match (self.mode, self.order) {
+            (Mode::Write, _) => "write",
+            (Mode::Append, _) => "append",
+            (Mode::Clean, _) => "clean",
+            (Mode::Read, ReadOrder::Sequential) => "read",
+            (Mode::Read, ReadOrder::Random) => "random read",
+            (Mode::Read, ReadOrder::Backward) => "backward read",
+            (Mode::Read, ReadOrder::Skip { .. }) => "skip read",
+        }
+    }
+}
+
+fn join(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{}/{b}", a.trim_end_matches('/'))
+    }
+}
+
+/// One task's result, with where it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// Task index (the K of test_io_K).
+    pub task: u64,
+    /// The file, relative to the store's root.
+    pub file: String,
+    /// MPI rank of the process that ran it (0 without MPI).
+    pub rank: u32,
+    /// Host that ran it.
+    pub host: String,
+    /// Bytes read or written.
+    pub bytes: u64,
+    /// Start and end, seconds from the common start.
+    pub start_s: f64,
+    /// End of the task (close done), seconds from the common start.
+    pub end_s: f64,
+    /// Time in milliseconds, as TestDFSIO counts it (at least 1).
+    pub time_ms: i64,
+    /// IO rate, MB/s (2^20 bytes), as TestDFSIO's mapper computes it.
+    pub rate_mb_s: f64,
+}
+
+/// What the tasks of one process did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Finished tasks, in task order.
+    pub tasks: Vec<TaskRecord>,
+    /// The first failure, if any.
+    pub error: Option<String>,
+    /// Whether Ctrl-C stopped the run.
+    pub interrupted: bool,
+    /// Bytes moved by all tasks when the first task finished, and when that was (s from the start).
+    pub stonewall: Option<(u64, f64)>,
+    /// Bytes moved in all (finished tasks and the unfinished parts of the others).
+    pub bytes_moved: u64,
+}
+
+/// Checks the files a run needs and makes the directories -write needs. Returns a one-line error.
+pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
+    let store = target.store.as_ref();
+    let dirs = store.capabilities().directories;
+    match plan.mode {
+        Mode::Write => {
+            if dirs {
+                for d in [plan.root.clone(), plan.data_dir()] {
+                    match store.stat(&d).map_err(|e| e.to_string())? {
+                        Some(m) if m.is_dir => {}
+                        Some(_) => return Err(format!("{d} exists and is not a directory")),
+                        None => create_dirs(target, &d)?,
+                    }
+                }
+            }
+            Ok(())
+        }
+        Mode::Read | Mode::Append => {
+            for k in 0..plan.nr_files {
+                let f = plan.file(k);
+                match store.stat(&f).map_err(|e| e.to_string())? {
+                    Some(m) if !m.is_dir => {
+                        if plan.mode == Mode::Read && m.size < plan.file_size {
+                            return Err(format!(
+                                "-read: {f} holds {} bytes, less than -fileSize {}: run -write with the same \
+                                 -fileSize first",
+                                m.size, plan.file_size
+                            ));
+                        }
+                    }
+                    _ => {
+                        return Err(format!(
+                            "-{}: {f} does not exist: run dfsio -write with -nrFiles {} and the same -rootDir first",
+                            plan.test_type().rsplit(' ').next().unwrap_or("read"),
+                            plan.nr_files
+                        ))
+                    }
+                }
+            }
+            Ok(())
+        }
+        Mode::Clean => Ok(()),
+    }
+}
+
+/// Creates `dir` and any missing parent on stores with directories.
+fn create_dirs(target: &Target, dir: &str) -> Result<(), String> {
+    let store = target.store.as_ref();
+    let mut path = String::new();
+    for part in dir.split('/') {
+        if part.is_empty() {
+            if path.is_empty() && dir.starts_with('/') {
+                path.push('/');
+            }
+            continue;
+        }
+        path = if path.is_empty() || path == "/" { format!("{path}{part}") } else { format!("{path}/{part}") };
+        if store.stat(&path).map_err(|e| e.to_string())?.is_none() {
+            match store.create_dir(&path) {
+                Ok(()) | Err(StoreError::AlreadyExists { .. }) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// -clean: removes the benchmark's files (test_io_K), then io_data and the root when they are empty.
+/// Returns what it removed and what it left (files it did not make).
+pub fn clean(target: &Target, plan: &DfsioPlan) -> Result<(u64, Vec<String>), String> {
+    let store = target.store.as_ref();
+    let data = plan.data_dir();
+    let names = match store.list(&data) {
+        Ok(n) => n,
+        Err(StoreError::NotFound { .. }) => Vec::new(),
+        Err(e) => return Err(e.to_string()),
+    };
+    let ours =
+        |n: &str| n.strip_prefix("test_io_").is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+    let mut removed = 0;
+    let mut left = Vec::new();
+    for n in names {
+        if ours(&n) {
+            store.delete(&join(&data, &n)).map_err(|e| e.to_string())?;
+            removed += 1;
+        } else {
+            left.push(join(&data, &n));
+        }
+    }
+    if store.capabilities().directories && left.is_empty() {
+        for d in [data.clone(), plan.root.clone()] {
+            match store.stat(&d).map_err(|e| e.to_string())? {
+                Some(m) if m.is_dir && store.list(&d).map_err(|e| e.to_string())?.is_empty() => {
+                    store.remove_dir(&d).map_err(|e| e.to_string())?;
+                }
+                _ => break,
+            }
+        }
+    }
+    Ok((removed, left))
+}
+
+/// Runs every task of this process (`tasks`) on `plan.threads` workers.
+pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, rank: u32, host: &str) -> Outcome {
+    let next = AtomicUsize::new(0);
+    let moved: Vec<AtomicU64> = tasks.iter().map(|_| AtomicU64::new(0)).collect();
+    let first_done = AtomicBool::new(false);
+    let stonewall = Mutex::new(None);
+    let failed = AtomicBool::new(false);
+    let threads = plan.threads.min(tasks.len()).max(1);
+    let (_, outs) = crate::run::run_workers(threads, |_| {
+        let mut done = Vec::new();
+        let mut error = None;
+        let mut buf = vec![0u8; plan.buffer_size as usize];
+        let pattern = crate::workload::data::DataPattern::new(plan.buffer_size as usize, plan.seed);
+        if plan.mode != Mode::Read {
+            buf.copy_from_slice(&pattern.buffer());
+        }
+        loop {
+            if ctx.stopping() || failed.load(Ordering::Relaxed) {
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&k) = tasks.get(i) else { break };
+            let start = Instant::now();
+            match one_task(target, plan, k, &mut buf, &moved[i], ctx) {
+                Ok(bytes) => {
+                    let end = Instant::now();
+                    let time_ms = (end.duration_since(start).as_millis() as i64).max(1);
+                    if !first_done.swap(true, Ordering::SeqCst) {
+                        let all: u64 = moved.iter().map(|m| m.load(Ordering::Relaxed)).sum();
+                        *stonewall.lock().unwrap_or_else(|p| p.into_inner()) = Some((all, ctx.ns(end) as f64 / 1e9));
+                    }
+                    done.push(TaskRecord {
+                        task: k,
+                        file: plan.file(k),
+                        rank,
+                        host: host.to_string(),
+                        bytes,
+                        start_s: ctx.ns(start) as f64 / 1e9,
+                        end_s: ctx.ns(end) as f64 / 1e9,
+                        time_ms,
+                        rate_mb_s: crate::stats::dfsio::task_rate(bytes as i64, time_ms) as f64,
+                    });
+                }
+                Err(None) => break, // stopped
+                Err(Some(e)) => {
+                    failed.store(true, Ordering::Relaxed);
+                    error = Some(format!("task {k} ({}): {e}", plan.file(k)));
+                    break;
+                }
+            }
+        }
+        (crate::stats::sample::Recorder::new(), (done, error))
+    });
+    let mut out = Outcome::default();
+    for (done, error) in outs {
+        out.tasks.extend(done);
+        if out.error.is_none() {
+            out.error = error;
+        }
+    }
+    out.tasks.sort_by_key(|t| t.task);
+    out.interrupted = ctx.stopping() && out.error.is_none();
+    out.stonewall = stonewall.into_inner().unwrap_or_else(|p| p.into_inner());
+    out.bytes_moved = moved.iter().map(|m| m.load(Ordering::Relaxed)).sum();
+    out
+}
+
+/// One task: its bytes, `Err(None)` when stopped, `Err(Some(msg))` when it failed.
+fn one_task(
+    target: &Target,
+    plan: &DfsioPlan,
+    k: u64,
+    buf: &mut [u8],
+    moved: &AtomicU64,
+    ctx: &RunContext,
+) -> Result<u64, Option<String>> {
+    let store = target.store.as_ref();
+    let path = plan.file(k);
+    let fail = |e: StoreError| Some(e.to_string());
+    match plan.mode {
+        Mode::Write | Mode::Append => {
+            let mut w = if plan.mode == Mode::Write {
+                store.create(
+                    &path,
+                    &WriteOptions { overwrite: true, size_hint: Some(plan.file_size), ..Default::default() },
+                )
+            } else {
+                store.append(&path)
+            }
+            .map_err(fail)?;
+            let mut done = 0u64;
+            while done < plan.file_size {
+                if ctx.stopping() {
+                    let _ = w.abort();
+                    return Err(None);
+                }
+                let n = (plan.file_size - done).min(buf.len() as u64) as usize;
+                if let Err(e) = w.write(&buf[..n]) {
+                    let _ = w.abort();
+                    return Err(fail(e));
+                }
+                done += n as u64;
+                moved.fetch_add(n as u64, Ordering::Relaxed);
+                ctx.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+            }
+            w.close().map_err(fail)?;
+            Ok(done)
+        }
+        Mode::Read => {
+            let mut r = store
+                .open(&path, &ReadOptions { sequential: plan.order == ReadOrder::Sequential, ..Default::default() })
+                .map_err(fail)?;
+            let len = r.len();
+            let want = plan.file_size;
+            let bs = buf.len() as u64;
+            let mut done = 0u64;
+            let mut rng = plan.seed ^ (k.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
+            // TestDFSIO's nextOffset: random, backward (skipSize = -bufferSize) or skip.
+            let mut pos: Option<u64> = None;
+            while done < want {
+                if ctx.stopping() {
+                    return Err(None);
+                }
+                let n = match plan.order {
+                    ReadOrder::Sequential => {
+                        let n = ((want - done).min(bs)) as usize;
+                        r.read_next(&mut buf[..n]).map_err(fail)?.bytes
+                    }
+                    order => {
+                        let at = match (order, pos) {
+                            (ReadOrder::Random, _) => xorshift(&mut rng) % len.max(1),
+                            (ReadOrder::Backward, None) => len.saturating_sub(bs),
+                            (ReadOrder::Backward, Some(p)) => {
+                                if p == 0 {
+                                    break;
+                                }
+                                p.saturating_sub(bs)
+                            }
+                            (ReadOrder::Skip { .. }, None) => 0,
+                            (ReadOrder::Skip { skip }, Some(p)) => p + bs + skip,
+                            (ReadOrder::Sequential, _) => unreachable!(),
+                        };
+                        if at >= len {
+                            break;
+                        }
+                        pos = Some(at);
+                        let n = ((want - done).min(bs)) as usize;
+                        r.read_at(at, &mut buf[..n]).map_err(fail)?.bytes
+                    }
+                };
+                if n == 0 {
+                    break;
+                }
+                done += n as u64;
+                moved.fetch_add(n as u64, Ordering::Relaxed);
+                ctx.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+            }
+            r.close().map_err(fail)?;
+            Ok(done)
+        }
+        Mode::Clean => Ok(0),
+    }
+}
+
+/// The aggregates TestDFSIO's reducer would compute from these tasks (in task order).
+pub fn aggregates(tasks: &[TaskRecord]) -> Aggregates {
+    let mut a = Aggregates::default();
+    for t in tasks {
+        a.add_task(t.bytes as i64, t.time_ms);
+    }
+    a
+}
+
+/// Everything a dfsio run reports beyond the Hadoop block.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DfsioRun {
+    /// TestDFSIO's test type ("write", "read", "random read", ...).
+    pub test_type: String,
+    /// The raw aggregates.
+    pub aggregates: Aggregates,
+    /// "Throughput mb/sec".
+    pub throughput_mb_s: f64,
+    /// "Average IO rate mb/sec".
+    pub average_io_rate_mb_s: f64,
+    /// "IO rate std deviation".
+    pub io_rate_std_dev: f64,
+    /// "Test exec time sec": the whole command, plan to report.
+    pub exec_time_s: f64,
+    /// Bytes of all tasks / time from the common start to the last task's end, MB/s (2^20).
+    pub aggregate_mb_s: f64,
+    /// Bytes moved by all tasks until the first task finished / that time, MB/s (2^20).
+    pub stonewall_mb_s: f64,
+    /// Per-task IO rates, MB/s: min, p50, p90, max (nearest rank).
+    pub task_rate_min: f64,
+    /// Median task rate.
+    pub task_rate_p50: f64,
+    /// 90th percentile task rate.
+    pub task_rate_p90: f64,
+    /// Fastest task.
+    pub task_rate_max: f64,
+    /// Every task, in task order.
+    pub tasks: Vec<TaskRecord>,
+    /// -clean: files removed, and files left in io_data that the benchmark did not make.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleaned: Option<(u64, Vec<String>)>,
+}
+
+/// The nearest-rank percentile `q` (0..=1) of sorted values.
+pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// The figures of a finished (or partly finished) run.
+pub fn summarize(plan: &DfsioPlan, out: &Outcome, exec_time_s: f64) -> DfsioRun {
+    let a = aggregates(&out.tasks);
+    let mega = crate::stats::dfsio::MEGA as f64;
+    let last_end = out.tasks.iter().map(|t| t.end_s).fold(0.0, f64::max);
+    let mut rates: Vec<f64> = out.tasks.iter().map(|t| t.rate_mb_s).collect();
+    rates.sort_by(|x, y| x.total_cmp(y));
+    let (sw_bytes, sw_s) = out.stonewall.unwrap_or((0, 0.0));
+    let per = |bytes: u64, s: f64| if s > 0.0 { bytes as f64 / mega / s } else { 0.0 };
+    DfsioRun {
+        test_type: plan.test_type().into(),
+        aggregates: a,
+        throughput_mb_s: if a.tasks > 0 { a.throughput() } else { 0.0 },
+        average_io_rate_mb_s: if a.tasks > 0 { a.average_io_rate() as f64 } else { 0.0 },
+        io_rate_std_dev: if a.tasks > 0 { a.io_rate_std_dev() } else { 0.0 },
+        exec_time_s,
+        aggregate_mb_s: per(a.size as u64, last_end),
+        stonewall_mb_s: per(sw_bytes, sw_s),
+        task_rate_min: rates.first().copied().unwrap_or(0.0),
+        task_rate_p50: nearest_rank(&rates, 0.5),
+        task_rate_p90: nearest_rank(&rates, 0.9),
+        task_rate_max: rates.last().copied().unwrap_or(0.0),
+        tasks: out.tasks.clone(),
+        cleaned: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(k: u64, bytes: u64, start: f64, end: f64) -> TaskRecord {
+        let time_ms = ((end - start) * 1000.0).round() as i64;
+        TaskRecord {
+            task: k,
+            file: format!("io_data/test_io_{k}"),
+            rank: 0,
+            host: "h".into(),
+            bytes,
+            start_s: start,
+            end_s: end,
+            time_ms,
+            rate_mb_s: crate::stats::dfsio::task_rate(bytes as i64, time_ms) as f64,
+        }
+    }
+
+    /// Two tasks of 100 MiB started together, done after 1 s and 2 s; the first ended when the
+    /// second had moved 50 MiB: aggregate 200 MiB / 2 s = 100, stonewall 150 MiB / 1 s = 150, while
+    /// TestDFSIO's Throughput says 200 MiB / (1 + 2) s = 66.67.
+    #[test]
+    fn figures_by_hand() {
+        let plan = DfsioPlan {
+            mode: Mode::Write,
+            order: ReadOrder::Sequential,
+            nr_files: 2,
+            file_size: 100 << 20,
+            buffer_size: 1 << 20,
+            threads: 2,
+            root: "r".into(),
+            seed: 1,
+        };
+        let out = Outcome {
+            tasks: vec![task(0, 100 << 20, 0.0, 1.0), task(1, 100 << 20, 0.0, 2.0)],
+            stonewall: Some((150 << 20, 1.0)),
+            ..Default::default()
+        };
+        let r = summarize(&plan, &out, 2.5);
+        assert!((r.throughput_mb_s - 200.0 / 3.0).abs() < 1e-9);
+        assert_eq!((r.average_io_rate_mb_s, r.io_rate_std_dev), (75.0, 25.0));
+        assert_eq!((r.aggregate_mb_s, r.stonewall_mb_s), (100.0, 150.0));
+        assert_eq!((r.task_rate_min, r.task_rate_p50, r.task_rate_p90, r.task_rate_max), (50.0, 50.0, 100.0, 100.0));
+        assert_eq!(plan.file(1), "r/io_data/test_io_1");
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!((nearest_rank(&v, 0.5), nearest_rank(&v, 0.9), nearest_rank(&v, 1.0)), (5.0, 9.0, 10.0));
+        assert_eq!(nearest_rank(&[], 0.5), 0.0);
+    }
+}
