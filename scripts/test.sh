@@ -38,5 +38,22 @@ eval "$(scripts/hdfs-cluster.sh start)"
 export STOREBENCH_REQUIRE_HDFS=1
 echo "HDFS at $STOREBENCH_HDFS_URL (1 DataNode) and $STOREBENCH_HDFS3_URL (3 DataNodes)"
 
+step "Open MPI for the distributed tests (Debian packages, once)"
+if ! command -v mpirun >/dev/null || ! [ -e /usr/include/x86_64-linux-gnu/mpi/mpi.h -o -e /usr/include/mpi.h ] \
+  || ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -q openmpi-bin libopenmpi-dev libclang-dev >/dev/null \
+    || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q openmpi-bin libopenmpi-dev libclang-dev >/dev/null; }
+fi
+mpirun --version | head -1
+
 step "cargo test"
 cargo test --all-targets
+
+step "cargo test --features mpi (dfsio on 4 ranks with mpirun)"
+if rustup component list --installed 2>/dev/null | grep -q '^clippy'; then
+  cargo clippy --features mpi --all-targets -- -D warnings
+fi
+cargo test --features mpi --test mpi

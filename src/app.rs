@@ -224,15 +224,35 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
 }
 
 fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
+    use crate::run::dist::Dist;
     use crate::stats::report::{CounterGroup, DfsioParams, Params};
-    use crate::workload::dfsio::{self, Mode};
+    use crate::workload::dfsio::{self, Mode, RankResult};
+    use std::time::Duration;
     let began = std::time::Instant::now();
-    let (plan, target) = crate::plan::dfsio(&args).map_err(Error::from_plan)?;
-    for w in &target.warnings {
-        eprintln!("storebench: {w}");
+    let dist = Dist::init().map_err(Error::Usage)?;
+    let short = Duration::from_secs(120);
+    // Every rank must run the same command; rank 0 says which one does not.
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    dist.agree(&argv, short).map_err(Error::Usage)?;
+    let planned = crate::plan::dfsio(&args);
+    let (mut plan, target) = match dist.verdict(planned.as_ref().map(|_| ()).map_err(Clone::clone), short) {
+        Ok(()) => planned.map_err(Error::from_plan)?,
+        Err(e) => return Err(Error::from_plan(e)),
+    };
+    if args.threads.is_none() {
+        // By default every task of a rank runs at once (as a cluster with enough map slots), at most 64.
+        plan.threads = plan.nr_files.div_ceil(dist.size() as u64).clamp(1, 64) as usize;
     }
-    let json_file = create_json(args.json.as_deref())?;
-    if let Err(e) = dfsio::prepare(&target, &plan) {
+    let leads = dist.leads();
+    if leads {
+        for w in &target.warnings {
+            eprintln!("storebench: {w}");
+        }
+    }
+    let json_file = if leads { create_json(args.json.as_deref())? } else { None };
+    // Rank 0 alone makes the directories and checks the files; the others wait for its word.
+    let prepared = if leads { dfsio::prepare(&target, &plan) } else { Ok(()) };
+    if let Err(e) = dist.verdict(prepared, short) {
         discard(args.json.as_deref(), json_file);
         return Err(Error::Run(e));
     }
@@ -240,20 +260,54 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     let started_at = humantime::format_rfc3339_millis(started).to_string();
     let host = crate::workload::bandwidth::host_name();
     let stop = stop_flag();
+    dist.barrier(short).map_err(Error::Run)?;
     let ctx = RunContext::new(stop);
-    let (out, cleaned) = if plan.mode == Mode::Clean {
-        match dfsio::clean(&target, &plan) {
-            Ok(c) => (dfsio::Outcome::default(), Some(c)),
-            Err(e) => (dfsio::Outcome { error: Some(e), ..Default::default() }, None),
+    let mut cleaned = None;
+    let mine = if plan.mode == Mode::Clean {
+        let mut r = RankResult { rank: dist.rank(), host: host.clone(), ..Default::default() };
+        if leads {
+            match dfsio::clean(&target, &plan) {
+                Ok(c) => cleaned = Some(c),
+                Err(e) => r.error = Some(e),
+            }
         }
+        r
     } else {
-        let total = plan.nr_files * plan.file_size;
-        let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet);
-        let tasks: Vec<u64> = (0..plan.nr_files).collect();
-        let out = dfsio::run(&target, &plan, &tasks, &ctx, 0, &host);
+        let tasks: Vec<u64> = (0..plan.nr_files).filter(|k| k % dist.size() as u64 == dist.rank() as u64).collect();
+        let total = tasks.len() as u64 * plan.file_size;
+        let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet || !leads);
+        let out = dfsio::run(&target, &plan, &tasks, &ctx, dist.rank(), &host);
         drop(progress);
-        (out, None)
+        RankResult {
+            rank: dist.rank(),
+            host: host.clone(),
+            tasks: out.tasks,
+            error: out.error,
+            interrupted: out.interrupted,
+            bytes_moved: out.bytes_moved,
+            stonewall: out.stonewall,
+        }
     };
+    // Rank 0 waits for the others at most 5 minutes or 4 times its own run, whichever is longer.
+    let wait = Duration::from_secs(300).max(began.elapsed() * 4);
+    let own_error = mine.error.clone();
+    let bytes = serde_json::to_vec(&mine).map_err(|e| Error::Run(format!("cannot encode this rank's result: {e}")))?;
+    let gathered = match dist.gather(bytes, wait) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("storebench: {e}");
+            dist.abort(1);
+        }
+    };
+    let Some(all) = gathered else {
+        // Not rank 0: rank 0 reports; this rank's exit code says whether its own part failed.
+        return match own_error {
+            Some(e) => Err(Error::Run(e)),
+            None => Ok(()),
+        };
+    };
+    let results: Vec<RankResult> = all.iter().filter_map(|b| serde_json::from_slice(b).ok()).collect();
+    let out = dfsio::merge(results);
     let exec_ms = began.elapsed().as_millis() as i64;
     let failure = if let Some(e) = &out.error {
         Some(Failure::Failed(e.clone()))
@@ -269,7 +323,7 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
         file_size: plan.file_size,
         buffer_size: plan.buffer_size,
         threads: plan.threads,
-        ranks: 1,
+        ranks: dist.size(),
     });
     let engine = target.store.engine(false);
     let mut report = crate::workload::base_report("dfsio", &target, engine, params, failure.as_ref(), started_at);

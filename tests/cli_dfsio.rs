@@ -139,3 +139,15 @@ fn read_before_write_and_bad_input() {
     }
     assert!(!root.exists(), "nothing was created");
 }
+
+/// Launched by mpirun with several ranks, a storebench built without MPI says how to build one.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_launch_without_the_feature_says_how_to_build() {
+    sb().env("OMPI_COMM_WORLD_SIZE", "4")
+        .args(["dfsio", "-write", "-rootDir", "memory://b/x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("built without MPI"))
+        .stderr(predicate::str::contains("cargo build --release --features mpi"));
+}

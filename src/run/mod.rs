@@ -2,6 +2,7 @@
 //! a stop flag for Ctrl-C; a progress display that reads atomics only.
 
 pub mod cpu;
+pub mod dist;
 pub mod progress;
 
 use crate::stats::sample::Recorder;

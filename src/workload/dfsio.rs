@@ -401,6 +401,63 @@ fn one_task(
     }
 }
 
+/// What one rank sends rank 0 after its tasks: a few hundred bytes per task, whatever the call count.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RankResult {
+    /// The rank.
+    pub rank: u32,
+    /// Its host.
+    pub host: String,
+    /// Its finished tasks.
+    pub tasks: Vec<TaskRecord>,
+    /// Its first failure.
+    pub error: Option<String>,
+    /// Whether Ctrl-C stopped it.
+    pub interrupted: bool,
+    /// Bytes it moved.
+    pub bytes_moved: u64,
+    /// Its own stonewall (bytes of its tasks when its first task finished, and when).
+    pub stonewall: Option<(u64, f64)>,
+}
+
+/// Merges every rank's result into one outcome. Across ranks the stonewall is interpolated: when the
+/// first task of the whole run finished, each task is taken to have moved its bytes at an even pace
+/// between its start and its end (the ranks share no clock but the barrier before the run).
+pub fn merge(results: Vec<RankResult>) -> Outcome {
+    let single = results.len() == 1;
+    let mut out = Outcome::default();
+    for r in results {
+        if out.error.is_none() {
+            out.error = r.error.map(|e| if single { e } else { format!("rank {} ({}): {e}", r.rank, r.host) });
+        }
+        out.interrupted |= r.interrupted;
+        out.bytes_moved += r.bytes_moved;
+        if single {
+            out.stonewall = r.stonewall;
+        }
+        out.tasks.extend(r.tasks);
+    }
+    out.tasks.sort_by_key(|t| t.task);
+    if !single {
+        out.stonewall = interpolated_stonewall(&out.tasks);
+    }
+    out
+}
+
+/// Bytes moved by all tasks when the first one finished, each task at an even pace; and when.
+pub fn interpolated_stonewall(tasks: &[TaskRecord]) -> Option<(u64, f64)> {
+    let first = tasks.iter().map(|t| t.end_s).min_by(|a, b| a.total_cmp(b))?;
+    let bytes: f64 = tasks
+        .iter()
+        .map(|t| {
+            let span = t.end_s - t.start_s;
+            let part = if span > 0.0 { ((first - t.start_s) / span).clamp(0.0, 1.0) } else { 1.0 };
+            t.bytes as f64 * part
+        })
+        .sum();
+    Some((bytes.round() as u64, first))
+}
+
 /// The aggregates TestDFSIO's reducer would compute from these tasks (in task order).
 pub fn aggregates(tasks: &[TaskRecord]) -> Aggregates {
     let mut a = Aggregates::default();
@@ -525,6 +582,29 @@ mod tests {
         assert_eq!((r.aggregate_mb_s, r.stonewall_mb_s), (100.0, 150.0));
         assert_eq!((r.task_rate_min, r.task_rate_p50, r.task_rate_p90, r.task_rate_max), (50.0, 50.0, 100.0, 100.0));
         assert_eq!(plan.file(1), "r/io_data/test_io_1");
+    }
+
+    /// Two ranks: one task 0-1 s (100 MiB), one 0-2 s (100 MiB) and one 1-2 s (50 MiB). At 1 s the
+    /// first is done, the second is half way, the third has not started: 150 MiB at 1 s.
+    #[test]
+    fn merge_across_ranks_by_hand() {
+        let mut a =
+            RankResult { rank: 0, host: "a".into(), tasks: vec![task(0, 100 << 20, 0.0, 1.0)], ..Default::default() };
+        a.bytes_moved = 100 << 20;
+        let b = RankResult {
+            rank: 1,
+            host: "b".into(),
+            tasks: vec![task(1, 100 << 20, 0.0, 2.0), task(3, 50 << 20, 1.0, 2.0)],
+            error: Some("task 2: boom".into()),
+            bytes_moved: 150 << 20,
+            ..Default::default()
+        };
+        let m = merge(vec![a, b]);
+        assert_eq!(m.tasks.iter().map(|t| t.task).collect::<Vec<_>>(), [0, 1, 3]);
+        assert_eq!(m.bytes_moved, 250 << 20);
+        assert_eq!(m.stonewall, Some((150 << 20, 1.0)));
+        assert_eq!(m.error.as_deref(), Some("rank 1 (b): task 2: boom"));
+        assert_eq!(aggregates(&m.tasks).tasks, 3);
     }
 
     #[test]
