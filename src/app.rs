@@ -90,6 +90,7 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
         Command::Ops(args) => run_ops(args),
         Command::Ranges(args) => run_ranges(args),
         Command::Dfsio(args) => run_dfsio(args),
+        Command::Transfer(args) => run_transfer(args),
     };
     match result {
         Ok(()) => 0,
@@ -353,6 +354,246 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     file_errors.extend(write_json(json_file, args.json.as_deref(), &report));
     let prefix = crate::export::dfsio::log_prefix(std::time::SystemTime::now());
     print_stdout(&crate::export::dfsio::text(&report, &hadoop_lines, &prefix, args.quiet));
+    finish(failure, &[], file_errors)
+}
+
+fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
+    use crate::workload::transfer::{self as t, Method, Source, TransferRun, CHUNK};
+    use std::os::fd::AsRawFd;
+    if let Some(&b) = args.buffer.iter().find(|&&b| b == 0 || b > crate::plan::MAX_BLOCK) {
+        return Err(Error::Usage(format!("invalid --buffer {b}: expected 1 byte to 1 GiB (e.g. 4k,64k,128k,1m)")));
+    }
+    if args.direct {
+        if let Some(b) = args.buffer.iter().find(|&&b| b % 4096 != 0) {
+            return Err(Error::Usage(format!("invalid --buffer {b} with --direct: expected a multiple of 4096")));
+        }
+    }
+    if args.runs == 0 {
+        return Err(Error::Usage("invalid --runs 0: expected 1 or more".into()));
+    }
+    if let Some(spec) = &args.serve {
+        let addr = if spec.contains(':') { spec.clone() } else { format!("0.0.0.0:{spec}") };
+        let listener = std::net::TcpListener::bind(&addr)
+            .map_err(|e| Error::Run(format!("--serve: cannot listen on {addr}: {e}")))?;
+        eprintln!("storebench: receiving on {}", listener.local_addr().map_or(addr.clone(), |a| a.to_string()));
+        t::serve(listener, args.max_connections);
+        return Ok(());
+    }
+    let to_file = args.to_file.clone();
+    if let Some(p) = &to_file {
+        if p.exists() {
+            return Err(Error::Usage(format!("--to-file {}: it exists; storebench will not replace it", p.display())));
+        }
+    }
+    // The source: the user's file, or one made here (and removed at the end).
+    let mut made = None;
+    let path = match &args.file {
+        Some(p) => p.clone(),
+        None => {
+            let p = std::env::temp_dir().join(format!("storebench-transfer-{}.bin", std::process::id()));
+            let pattern = crate::workload::data::DataPattern::new(1 << 20, 0x5EED);
+            let mut buf = pattern.buffer();
+            let write = (|| -> std::io::Result<()> {
+                let mut f = std::fs::File::create(&p)?;
+                let mut left = args.size;
+                let mut i = 0;
+                while left > 0 {
+                    pattern.stamp(&mut buf, i);
+                    let n = left.min(1 << 20) as usize;
+                    f.write_all(&buf[..n])?;
+                    left -= n as u64;
+                    i += 1;
+                }
+                f.sync_all()
+            })();
+            made = Some(p.clone());
+            if let Err(e) = write {
+                let _ = std::fs::remove_file(&p);
+                return Err(Error::Run(format!("cannot make the {}-byte test file {}: {e}", args.size, p.display())));
+            }
+            p
+        }
+    };
+    let cleanup = |made: &Option<std::path::PathBuf>| {
+        if let Some(p) = made {
+            let _ = std::fs::remove_file(p);
+        }
+    };
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    if args.direct {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_DIRECT);
+    }
+    let file = match opts.open(&path) {
+        Ok(f) => f,
+        Err(e) => {
+            cleanup(&made);
+            return Err(Error::Usage(format!("cannot open {}: {e}", path.display())));
+        }
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let src = Source { file, len, path: path.display().to_string() };
+    let source_crc = if args.verify { crate::workload::transfer::file_crc(&path).ok() } else { None };
+
+    // Where to: a receiver thread on 127.0.0.1, another host's receiver, or a file.
+    let socket_methods = [Method::ReadWrite, Method::Sendfile, Method::Splice, Method::Mmap, Method::IoUring];
+    let file_methods = [Method::ReadWrite, Method::CopyFileRange, Method::Splice, Method::Mmap];
+    let all = if to_file.is_some() { &file_methods[..] } else { &socket_methods[..] };
+    let methods: Vec<Method> = if args.method.contains(&Method::All) {
+        all.to_vec()
+    } else {
+        args.method.iter().copied().filter(|m| *m != Method::All).collect()
+    };
+    let mut buffers = args.buffer.clone();
+    buffers.sort_unstable();
+    buffers.dedup();
+    let attempts: u64 =
+        methods.iter().map(|m| if m.uses_buffer() { buffers.len() as u64 } else { 1 }).sum::<u64>() * args.runs as u64;
+    let dest: Option<std::net::SocketAddr> = if to_file.is_some() {
+        None
+    } else if let Some(to) = &args.to {
+        use std::net::ToSocketAddrs;
+        match to.to_socket_addrs().map(|mut a| a.next()) {
+            Ok(Some(a)) => Some(a),
+            _ => {
+                cleanup(&made);
+                return Err(Error::Usage(format!(
+                    "invalid --to '{to}': expected HOST:PORT of a storebench transfer --serve"
+                )));
+            }
+        }
+    } else {
+        let l = std::net::TcpListener::bind("127.0.0.1:0")
+            .map_err(|e| Error::Run(format!("cannot listen on 127.0.0.1: {e}")))?;
+        let a = l.local_addr().map_err(|e| Error::Run(e.to_string()))?;
+        std::thread::spawn(move || t::serve(l, Some(attempts)));
+        Some(a)
+    };
+    let stop = stop_flag();
+    let mut runs: Vec<TransferRun> = Vec::new();
+    let mut failure = None;
+    'all: for run in 1..=args.runs {
+        for &m in &methods {
+            let sizes: Vec<u64> = if m.uses_buffer() { buffers.clone() } else { vec![CHUNK as u64] };
+            for b in sizes {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    failure = Some(Failure::Interrupted);
+                    break 'all;
+                }
+                let unsupported = |why: String| {
+                    let mut r = t::figures(m, b, run, 0, 0.0, Default::default(), None);
+                    r.status = format!("unsupported: {why}");
+                    r
+                };
+                if to_file.is_none() && m == Method::CopyFileRange {
+                    runs.push(unsupported("copy_file_range copies between files only: use --to-file".into()));
+                    continue;
+                }
+                if to_file.is_some() && (m == Method::IoUring || m == Method::Sendfile) {
+                    runs.push(unsupported(format!(
+                        "{} sends to sockets; --to-file compares read-write, copy-file-range, splice and mmap",
+                        m.name()
+                    )));
+                    continue;
+                }
+                if args.direct && m != Method::ReadWrite {
+                    runs.push(unsupported("only read-write reads with --direct".into()));
+                    continue;
+                }
+                if args.drop_cache {
+                    // SAFETY: advisory call on an open descriptor.
+                    unsafe { libc::posix_fadvise(src.file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+                }
+                match (&to_file, dest) {
+                    (Some(p), _) => {
+                        let out = match std::fs::OpenOptions::new().write(true).create_new(true).open(p) {
+                            Ok(f) => f,
+                            Err(e) => {
+                                failure = Some(Failure::Failed(format!("--to-file {}: {e}", p.display())));
+                                break 'all;
+                            }
+                        };
+                        let start = std::time::Instant::now();
+                        let cpu0 = crate::run::cpu::CpuTimes::thread();
+                        let r = t::send(&src, out.as_raw_fd(), m, b as usize, args.direct);
+                        let cpu = crate::run::cpu::CpuTimes::thread().since(cpu0);
+                        let wall = start.elapsed().as_secs_f64();
+                        drop(out);
+                        let crc = if args.verify { crate::workload::transfer::file_crc(p).ok() } else { None };
+                        let _ = std::fs::remove_file(p);
+                        match r {
+                            Ok(Ok(n)) => {
+                                let mut f = t::figures(m, b, run, n, wall, cpu, None);
+                                f.crc32 = crc;
+                                if args.verify && (crc != source_crc || n != src.len) {
+                                    failure = Some(Failure::Failed(format!(
+                                        "{}: the copy differs from {}",
+                                        m.name(),
+                                        src.path
+                                    )));
+                                }
+                                runs.push(f);
+                            }
+                            Ok(Err(why)) => runs.push(unsupported(why)),
+                            Err(e) => {
+                                failure = Some(Failure::Failed(format!(
+                                    "{}: writing {} failed after {} bytes: {}",
+                                    m.name(),
+                                    p.display(),
+                                    e.sent,
+                                    e.error
+                                )));
+                                break 'all;
+                            }
+                        }
+                    }
+                    (None, Some(a)) => match t::to_socket(&src, a, m, b as usize, args.direct, args.verify) {
+                        Ok((Ok(n), wall, cpu, receipt)) => {
+                            let mut f = t::figures(m, b, run, n, wall, cpu, receipt.map(|r| r.cpu));
+                            if args.verify {
+                                f.crc32 = receipt.map(|r| r.crc32);
+                                if f.crc32 != source_crc {
+                                    failure = Some(Failure::Failed(format!(
+                                        "{}: the receiver's CRC32 differs from the file's",
+                                        m.name()
+                                    )));
+                                }
+                            }
+                            runs.push(f);
+                        }
+                        Ok((Err(why), ..)) => runs.push(unsupported(why)),
+                        Err(e) => {
+                            failure = Some(Failure::Failed(e));
+                            break 'all;
+                        }
+                    },
+                    (None, None) => unreachable!("a destination is always chosen"),
+                }
+            }
+        }
+    }
+    cleanup(&made);
+    t::relate_to_baseline(&mut runs);
+    let to = match (&to_file, dest) {
+        (Some(p), _) => format!("file {}", p.display()),
+        (None, Some(a)) if args.to.is_none() => format!("{a} (loopback receiver in this process)"),
+        (None, Some(a)) => a.to_string(),
+        _ => String::new(),
+    };
+    let text = crate::export::transfer::text(&src.path, src.len, &to, &runs, args.quiet);
+    print_stdout(&text);
+    let mut file_errors = Vec::new();
+    if let Some(p) = &args.json {
+        let doc = serde_json::json!({
+            "tool": "storebench", "command": "transfer", "version": env!("CARGO_PKG_VERSION"),
+            "host": crate::workload::bandwidth::host_name(), "source": src.path, "bytes": src.len, "to": to,
+            "runs": runs, "error": failure.as_ref().map(|f| match f { Failure::Failed(m) => m.clone(), Failure::Interrupted => "interrupted".into() }),
+        });
+        if let Err(e) = std::fs::write(p, serde_json::to_string_pretty(&doc).unwrap_or_default()) {
+            file_errors.push(format!("writing the JSON file {} failed: {e}", p.display()));
+        }
+    }
     finish(failure, &[], file_errors)
 }
 

@@ -7,6 +7,7 @@ pub mod bandwidth;
 pub mod dfsio;
 pub mod ops;
 pub mod ranges;
+pub mod transfer;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -34,6 +35,9 @@ pub enum Command {
     /// Hadoop's TestDFSIO on any store: -write, -read, -append, -clean of nrFiles files of fileSize,
     /// one task per file, with TestDFSIO's figures and what they hide.
     Dfsio(dfsio::DfsioArgs),
+    /// Send a file to a socket (or file) with read-write, sendfile, splice, mmap and io_uring, and
+    /// compare the CPU each path costs per GiB (HADOOP-3164).
+    Transfer(transfer::TransferArgs),
 }
 
 /// Long options that may be written with one dash, per subcommand, and the clap option they mean.

@@ -7,6 +7,7 @@ pub mod json;
 pub mod ops;
 pub mod ranges;
 pub mod table;
+pub mod transfer;
 
 use crate::stats::report::RunReport;
 

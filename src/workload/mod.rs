@@ -5,6 +5,7 @@ pub mod data;
 pub mod dfsio;
 pub mod ops;
 pub mod ranges;
+pub mod transfer;
 
 use crate::stats::report::{Outcome, Params, RunReport, Status, SCHEMA_VERSION};
 use crate::target::Target;
