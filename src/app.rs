@@ -287,6 +287,8 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
             interrupted: out.interrupted,
             bytes_moved: out.bytes_moved,
             stonewall: out.stonewall,
+            calls: Some(out.calls.to_data()),
+            counters: target.store.counters(),
         }
     };
     // Rank 0 waits for the others at most 5 minutes or 4 times its own run, whichever is longer.
@@ -335,7 +337,9 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     } else {
         run.aggregates.result_lines(plan.test_type(), &crate::export::dfsio::java_date(started), exec_ms)
     };
-    report.counters = vec![CounterGroup { scope: "store".into(), counters: target.store.counters() }];
+    // Store counters summed over every rank.
+    let counters = if plan.mode == Mode::Clean { target.store.counters() } else { out.counters.clone() };
+    report.counters = vec![CounterGroup { scope: "store".into(), counters }];
     report.dfsio_run = Some(run);
     let mut file_errors = Vec::new();
     if !hadoop_lines.is_empty() {

@@ -77,6 +77,13 @@ fn four_ranks_write_read_and_clean_on_files() {
         assert!(d.tasks.iter().all(|t| t.rank as u64 == t.task % 4 && t.bytes == 2 << 20));
         assert_eq!((d.aggregates.tasks, d.aggregates.size), (10, 10 * (2 << 20)));
         assert_eq!(d.aggregates.time, d.tasks.iter().map(|t| t.time_ms).sum::<i64>());
+        // Mergeable stats: every rank's call histogram and store counters, summed by rank 0.
+        // 2 MiB in 1,000,000-byte calls is 3 calls per file.
+        assert_eq!(d.calls.count, 30, "{mode}");
+        if mode == "-write" {
+            let store = rep.counters.iter().find(|g| g.scope == "store").unwrap();
+            assert!(store.counters.contains(&("create_calls".into(), 10)), "{store:?}");
+        }
     }
     let files: Vec<_> = std::fs::read_dir(root.join("io_data")).unwrap().collect();
     assert_eq!(files.len(), 10);

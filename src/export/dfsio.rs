@@ -67,6 +67,16 @@ pub fn text(r: &RunReport, hadoop_lines: &[String], prefix: &str, quiet: bool) -
         p.threads,
         p.ranks
     );
+    if d.calls.count > 0 {
+        let _ = writeln!(
+            out,
+            "  Calls of bufferSize: {}, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            d.calls.count,
+            d.calls.p50_s * 1e3,
+            d.calls.p99_s * 1e3,
+            d.calls.max_s * 1e3
+        );
+    }
     let _ = writeln!(
         out,
         "  Throughput mb/sec above is the tasks' bytes over the SUM of their times: a per-task average, not the cluster's bandwidth"

@@ -5,6 +5,7 @@
 
 use crate::run::RunContext;
 use crate::stats::dfsio::Aggregates;
+use crate::stats::histogram::{Histogram, HistogramData};
 use crate::target::{ReadOptions, StoreError, Target, WriteOptions};
 use crate::workload::data::xorshift;
 use serde::{Deserialize, Serialize};
@@ -133,6 +134,10 @@ pub struct Outcome {
     pub stonewall: Option<(u64, f64)>,
     /// Bytes moved in all (finished tasks and the unfinished parts of the others).
     pub bytes_moved: u64,
+    /// Latency of every read or write call of bufferSize, mergeable across threads and ranks.
+    pub calls: Histogram,
+    /// The store's counters, summed over ranks.
+    pub counters: Vec<(String, u64)>,
 }
 
 /// Checks the files a run needs and makes the directories -write needs. Returns a one-line error.
@@ -248,6 +253,7 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
     let (_, outs) = crate::run::run_workers(threads, |_| {
         let mut done = Vec::new();
         let mut error = None;
+        let mut calls = Histogram::new();
         let mut buf = vec![0u8; plan.buffer_size as usize];
         let pattern = crate::workload::data::DataPattern::new(plan.buffer_size as usize, plan.seed);
         if plan.mode != Mode::Read {
@@ -260,7 +266,7 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(&k) = tasks.get(i) else { break };
             let start = Instant::now();
-            match one_task(target, plan, k, &mut buf, &moved[i], ctx) {
+            match one_task(target, plan, k, &mut buf, &moved[i], ctx, &mut calls) {
                 Ok(bytes) => {
                     let end = Instant::now();
                     let time_ms = (end.duration_since(start).as_millis() as i64).max(1);
@@ -288,10 +294,11 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
                 }
             }
         }
-        (crate::stats::sample::Recorder::new(), (done, error))
+        (crate::stats::sample::Recorder::new(), (done, error, calls))
     });
     let mut out = Outcome::default();
-    for (done, error) in outs {
+    for (done, error, calls) in outs {
+        out.calls.merge(&calls);
         out.tasks.extend(done);
         if out.error.is_none() {
             out.error = error;
@@ -312,6 +319,7 @@ fn one_task(
     buf: &mut [u8],
     moved: &AtomicU64,
     ctx: &RunContext,
+    calls: &mut Histogram,
 ) -> Result<u64, Option<String>> {
     let store = target.store.as_ref();
     let path = plan.file(k);
@@ -334,10 +342,12 @@ fn one_task(
                     return Err(None);
                 }
                 let n = (plan.file_size - done).min(buf.len() as u64) as usize;
+                let t = Instant::now();
                 if let Err(e) = w.write(&buf[..n]) {
                     let _ = w.abort();
                     return Err(fail(e));
                 }
+                calls.record(t.elapsed().as_nanos() as u64);
                 done += n as u64;
                 moved.fetch_add(n as u64, Ordering::Relaxed);
                 ctx.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
@@ -360,6 +370,7 @@ fn one_task(
                 if ctx.stopping() {
                     return Err(None);
                 }
+                let t = Instant::now();
                 let n = match plan.order {
                     ReadOrder::Sequential => {
                         let n = ((want - done).min(bs)) as usize;
@@ -390,6 +401,7 @@ fn one_task(
                 if n == 0 {
                     break;
                 }
+                calls.record(t.elapsed().as_nanos() as u64);
                 done += n as u64;
                 moved.fetch_add(n as u64, Ordering::Relaxed);
                 ctx.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
@@ -418,6 +430,10 @@ pub struct RankResult {
     pub bytes_moved: u64,
     /// Its own stonewall (bytes of its tasks when its first task finished, and when).
     pub stonewall: Option<(u64, f64)>,
+    /// Its call latencies (a few KiB at most, whatever the number of calls).
+    pub calls: Option<HistogramData>,
+    /// Its store's counters.
+    pub counters: Vec<(String, u64)>,
 }
 
 /// Merges every rank's result into one outcome. Across ranks the stonewall is interpolated: when the
@@ -436,6 +452,15 @@ pub fn merge(results: Vec<RankResult>) -> Outcome {
             out.stonewall = r.stonewall;
         }
         out.tasks.extend(r.tasks);
+        if let Some(h) = r.calls.as_ref().and_then(|d| Histogram::from_data(d).ok()) {
+            out.calls.merge(&h);
+        }
+        for (k, v) in r.counters {
+            match out.counters.iter_mut().find(|(n, _)| *n == k) {
+                Some(c) => c.1 += v,
+                None => out.counters.push((k, v)),
+            }
+        }
     }
     out.tasks.sort_by_key(|t| t.task);
     if !single {
@@ -494,6 +519,8 @@ pub struct DfsioRun {
     pub task_rate_p90: f64,
     /// Fastest task.
     pub task_rate_max: f64,
+    /// Latency of the read or write calls of bufferSize, over every task of every rank.
+    pub calls: crate::stats::report::LatencyStats,
     /// Every task, in task order.
     pub tasks: Vec<TaskRecord>,
     /// -clean: files removed, and files left in io_data that the benchmark did not make.
@@ -532,6 +559,11 @@ pub fn summarize(plan: &DfsioPlan, out: &Outcome, exec_time_s: f64) -> DfsioRun 
         task_rate_p50: nearest_rank(&rates, 0.5),
         task_rate_p90: nearest_rank(&rates, 0.9),
         task_rate_max: rates.last().copied().unwrap_or(0.0),
+        calls: crate::stats::aggregate::latency_stats(&crate::stats::sample::OpAccumulator {
+            latency: out.calls.clone(),
+            ok: out.calls.count(),
+            ..Default::default()
+        }),
         tasks: out.tasks.clone(),
         cleaned: None,
     }
@@ -588,8 +620,19 @@ mod tests {
     /// first is done, the second is half way, the third has not started: 150 MiB at 1 s.
     #[test]
     fn merge_across_ranks_by_hand() {
-        let mut a =
-            RankResult { rank: 0, host: "a".into(), tasks: vec![task(0, 100 << 20, 0.0, 1.0)], ..Default::default() };
+        let hist = |v: &[u64]| {
+            let mut h = Histogram::new();
+            v.iter().for_each(|&x| h.record(x));
+            Some(h.to_data())
+        };
+        let mut a = RankResult {
+            rank: 0,
+            host: "a".into(),
+            tasks: vec![task(0, 100 << 20, 0.0, 1.0)],
+            calls: hist(&[1_000_000]),
+            counters: vec![("create_calls".into(), 2)],
+            ..Default::default()
+        };
         a.bytes_moved = 100 << 20;
         let b = RankResult {
             rank: 1,
@@ -597,6 +640,8 @@ mod tests {
             tasks: vec![task(1, 100 << 20, 0.0, 2.0), task(3, 50 << 20, 1.0, 2.0)],
             error: Some("task 2: boom".into()),
             bytes_moved: 150 << 20,
+            calls: hist(&[2_000_000, 3_000_000]),
+            counters: vec![("create_calls".into(), 3)],
             ..Default::default()
         };
         let m = merge(vec![a, b]);
@@ -605,6 +650,8 @@ mod tests {
         assert_eq!(m.stonewall, Some((150 << 20, 1.0)));
         assert_eq!(m.error.as_deref(), Some("rank 1 (b): task 2: boom"));
         assert_eq!(aggregates(&m.tasks).tasks, 3);
+        assert_eq!(m.counters, [("create_calls".to_string(), 5)]);
+        assert_eq!((m.calls.count(), m.calls.max()), (3, Some(3_000_000)));
     }
 
     #[test]

@@ -585,7 +585,7 @@ mod tests {
         ];
         relate_to_baseline(&mut runs);
         assert_eq!(runs[0].cpu_vs_baseline_pct, Some(100.0));
-        assert_eq!(runs[2].cpu_vs_baseline_pct, Some(40.0));
+        assert!((runs[2].cpu_vs_baseline_pct.unwrap() - 40.0).abs() < 1e-9);
         assert!((runs[3].cpu_vs_baseline_pct.unwrap() - 20.0).abs() < 1e-9);
     }
 }
