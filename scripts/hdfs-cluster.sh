@@ -10,6 +10,8 @@
 set -euo pipefail
 CACHE="${STOREBENCH_CACHE:-$HOME/.cache/storebench}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=scripts/lib.sh
+. "$HERE/lib.sh"
 HADOOP_VERSION=3.4.1
 HOME_DIR="$CACHE/hadoop-$HADOOP_VERSION"
 
@@ -74,19 +76,7 @@ start)
   ;;
 stop)
   ROOT=${2:?usage: hdfs-cluster.sh stop ROOT}
-  if [ -f "$ROOT/pids" ]; then
-    PIDS=$(cat "$ROOT/pids")
-    # shellcheck disable=SC2086
-    kill $PIDS 2>/dev/null || true
-    for _ in $(seq 100); do
-      alive=0
-      for p in $PIDS; do kill -0 "$p" 2>/dev/null && alive=1; done
-      [ $alive = 0 ] && break
-      sleep 0.1
-    done
-    # shellcheck disable=SC2086
-    kill -9 $PIDS 2>/dev/null || true
-  fi
+  stop_pids "$ROOT/pids"
   case "$ROOT" in */storebench-hdfs.*) rm -rf "$ROOT" ;; esac
   ;;
 *)

@@ -13,6 +13,8 @@ CACHE="${STOREBENCH_CACHE:-$HOME/.cache/storebench}"
 BIN="$CACHE/bin"
 NPM="$CACHE/npm"
 HERE="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=scripts/lib.sh
+. "$HERE/lib.sh"
 VERSITYGW_VERSION=v1.8.0
 FAKE_GCS_VERSION=v1.56.1
 TOXIPROXY_VERSION=v2.5.0
@@ -160,19 +162,7 @@ start-minio)
   ;;
 stop)
   ROOT=${2:?usage: object-servers.sh stop ROOT}
-  if [ -f "$ROOT/pids" ]; then
-    PIDS=$(cat "$ROOT/pids")
-    # shellcheck disable=SC2086
-    kill $PIDS 2>/dev/null || true
-    for _ in $(seq 50); do
-      alive=0
-      for p in $PIDS; do kill -0 "$p" 2>/dev/null && alive=1; done
-      [ $alive = 0 ] && break
-      sleep 0.1
-    done
-    # shellcheck disable=SC2086
-    kill -9 $PIDS 2>/dev/null || true
-  fi
+  stop_pids "$ROOT/pids"
   case "$ROOT" in */storebench-servers.* | */storebench-minio.*) rm -rf "$ROOT" ;; esac
   ;;
 *)

@@ -612,23 +612,10 @@ impl HdfsRead {
         stream: &mut BoxStream<'static, hdfs_native::Result<Bytes>>,
         buf: &mut [u8],
     ) -> Result<ReadInfo, StoreError> {
-        let mut done = 0;
-        let mut first = None;
-        while done < buf.len() {
-            if self.leftover.is_empty() {
-                match self.rt.block_on(stream.next()) {
-                    Some(Ok(b)) => self.leftover = b,
-                    Some(Err(e)) => return Err(self.err("read", e)),
-                    None => break,
-                }
-                continue;
-            }
-            first.get_or_insert_with(Instant::now);
-            let n = self.leftover.len().min(buf.len() - done);
-            buf[done..done + n].copy_from_slice(&self.leftover[..n]);
-            self.leftover = self.leftover.slice(n..);
-            done += n;
-        }
+        let (done, first) = match super::stream::fill(&self.rt, stream, &mut self.leftover, buf) {
+            Ok(r) => r,
+            Err(e) => return Err(self.err("read", e)),
+        };
         self.counts.bytes_read.fetch_add(done as u64, Ordering::Relaxed);
         Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
     }

@@ -10,6 +10,8 @@ pub mod local;
 pub mod memory;
 #[cfg(feature = "s3")]
 pub mod object;
+#[cfg(any(feature = "s3", feature = "hdfs"))]
+pub mod stream;
 
 use std::fmt;
 use std::sync::Arc;

@@ -324,6 +324,13 @@ fn one_task(
     let store = target.store.as_ref();
     let path = plan.file(k);
     let fail = |e: StoreError| Some(e.to_string());
+    // One call of `n` bytes that started at `t`: its latency, and the bytes for progress and stonewall.
+    let mut account = |t: Instant, n: usize| {
+        calls.record(t.elapsed().as_nanos() as u64);
+        moved.fetch_add(n as u64, Ordering::Relaxed);
+        ctx.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+        n as u64
+    };
     match plan.mode {
         Mode::Write | Mode::Append => {
             let mut w = if plan.mode == Mode::Write {
@@ -347,10 +354,7 @@ fn one_task(
                     let _ = w.abort();
                     return Err(fail(e));
                 }
-                calls.record(t.elapsed().as_nanos() as u64);
-                done += n as u64;
-                moved.fetch_add(n as u64, Ordering::Relaxed);
-                ctx.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+                done += account(t, n);
             }
             w.close().map_err(fail)?;
             Ok(done)
@@ -401,10 +405,7 @@ fn one_task(
                 if n == 0 {
                     break;
                 }
-                calls.record(t.elapsed().as_nanos() as u64);
-                done += n as u64;
-                moved.fetch_add(n as u64, Ordering::Relaxed);
-                ctx.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+                done += account(t, n);
             }
             r.close().map_err(fail)?;
             Ok(done)

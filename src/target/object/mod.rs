@@ -11,7 +11,6 @@
 use super::*;
 use bytes::Bytes;
 use futures::stream::BoxStream;
-use futures::StreamExt;
 use object_store::path::Path as ObjPath;
 use object_store::{GetOptions, GetRange, MultipartUpload, ObjectStore, PutMode, PutOptions, PutPayload};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -493,23 +492,10 @@ impl ObjRead {
         buf: &mut [u8],
         keep: bool,
     ) -> Result<ReadInfo, StoreError> {
-        let mut done = 0;
-        let mut first = None;
-        while done < buf.len() {
-            if self.leftover.is_empty() {
-                match self.obj.rt.block_on(stream.next()) {
-                    Some(Ok(b)) => self.leftover = b,
-                    Some(Err(e)) => return Err(self.obj.err("get", e)),
-                    None => break,
-                }
-                continue;
-            }
-            first.get_or_insert_with(Instant::now);
-            let n = self.leftover.len().min(buf.len() - done);
-            buf[done..done + n].copy_from_slice(&self.leftover[..n]);
-            self.leftover = self.leftover.slice(n..);
-            done += n;
-        }
+        let (done, first) = match super::stream::fill(&self.obj.rt, &mut stream, &mut self.leftover, buf) {
+            Ok(r) => r,
+            Err(e) => return Err(self.obj.err("get", e)),
+        };
         if keep {
             self.stream = Some(stream);
         } else {
