@@ -22,8 +22,19 @@ prepare() {
   local stamp
   stamp=$(cat "$HERE/hdfs/pom.xml" "$HERE/hdfs/HdfsCluster.java" | sha256sum | cut -c1-16)
   if [ ! -f "$HOME_DIR/ready-$stamp" ]; then
-    command -v mvn >/dev/null || { log "maven is needed to fetch the Hadoop jars"; exit 1; }
-    command -v javac >/dev/null || { log "javac (a JDK) is needed to compile HdfsCluster.java"; exit 1; }
+    # A JRE has no javac, and Debian's maven needs only a JRE: install a JDK (and maven) when missing.
+    local need=""
+    command -v javac >/dev/null || need="default-jdk-headless"
+    command -v mvn >/dev/null || need="$need maven"
+    if [ -n "$need" ]; then
+      local sudo=""
+      [ "$(id -u)" = 0 ] || sudo="sudo"
+      log "installing $need (Debian packages, once)"
+      # shellcheck disable=SC2086
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q $need >&2 \
+        || { $sudo apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q $need >&2; } \
+        || { log "cannot install $need: javac and mvn are needed for the HDFS mini-cluster"; exit 1; }
+    fi
     log "fetching the Hadoop $HADOOP_VERSION mini-cluster jars into $HOME_DIR (once; about a minute)"
     rm -rf "$HOME_DIR/lib" "$HOME_DIR/classes" "$HOME_DIR"/ready-*
     mkdir -p "$HOME_DIR/classes"
