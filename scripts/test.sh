@@ -52,7 +52,7 @@ mpirun --version | head -1
 step "cargo test"
 cargo test --all-targets
 
-step "cargo test --features mpi (dfsio on 4 ranks with mpirun)"
+step "cargo test --features mpi (dfsio, bandwidth and ops on 4 ranks with mpirun)"
 if rustup component list --installed 2>/dev/null | grep -q '^clippy'; then
   cargo clippy --features mpi --all-targets -- -D warnings
 fi

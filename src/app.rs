@@ -149,54 +149,123 @@ fn discard(path: Option<&std::path::Path>, file: Option<std::fs::File>) {
 }
 
 fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
+    use crate::run::dist::WAIT;
     use crate::stats::report::{CounterGroup, OpsRun};
     use crate::workload::ops;
-    let (plan, target, default_base) = crate::plan::ops(&args).map_err(Error::from_plan)?;
-    for w in &target.warnings {
-        eprintln!("storebench: {w}");
+    let began = std::time::Instant::now();
+    let (dist, (plan, target, default_base)) = join_run(|| crate::plan::ops(&args))?;
+    let (ranks, rank, leads) = (dist.size(), dist.rank(), dist.leads());
+    // Every rank runs --threads threads; thread K of rank R is thread R x threads + K of the run, on
+    // its own file test_<that>. Rank 0 prepares and cleans up for all of them.
+    let mut all_plan = plan.clone();
+    all_plan.threads = plan.threads * ranks as usize;
+    let mut rank_plan = plan.clone();
+    rank_plan.rate = plan.rate.map(|r| r / ranks as f64);
+    let first = rank as usize * plan.threads;
+    if leads {
+        for w in &target.warnings {
+            eprintln!("storebench: {w}");
+        }
     }
-    let json_file = create_json(args.json.as_deref())?;
-    let prepared = match ops::prepare(&target, &plan, default_base) {
+    let json_file = if leads { create_json(args.json.as_deref())? } else { None };
+    let prepared = if leads { ops::prepare(&target, &all_plan, default_base) } else { Err(String::new()) };
+    let shared = dist.announce(prepared.and_then(|p| serde_json::to_vec(&p).map_err(|e| e.to_string())), WAIT);
+    let prepared: ops::Prepared = match shared.and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
         Ok(p) => p,
         Err(e) => {
             discard(args.json.as_deref(), json_file);
             return Err(Error::Run(e));
         }
     };
+    let host = bandwidth::host_name();
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
     let stop = stop_flag();
     let mut all = Recorder::new();
     let mut run = OpsRun::default();
+    let mut tasks = Vec::new();
+    let mut counters = Vec::new();
     let mut interrupted = false;
     let mut failed_ops = 0;
     for repeat in 1..=plan.repeats {
+        let wait = WAIT.max(began.elapsed() * 4);
+        dist.barrier(wait).map_err(Error::Run)?;
         let ctx = RunContext::new(stop.clone());
         let shared = ops::RepeatShared::default();
         let total = plan.iterations.map_or(0, |n| n * plan.threads as u64 * plan.file_size);
-        let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet || total == 0);
+        let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet || total == 0 || !leads);
         let cpu0 = crate::run::cpu::CpuTimes::process();
         let (rec, threads) = run_workers(plan.threads, |k| {
             let mut rec = Recorder::new();
-            let out = ops::run_thread(&plan, &target, &prepared, k, repeat, &ctx, &shared, &mut rec);
+            let out = ops::run_thread(&rank_plan, &target, &prepared, first + k, repeat, &ctx, &shared, &mut rec);
             (rec, out)
         });
         let cpu = crate::run::cpu::CpuTimes::process().since(cpu0);
         drop(progress);
-        let r = ops::repeat_report(&plan, repeat, &rec, &threads, cpu);
-        failed_ops += r.summary.errors;
-        run.first_errors.extend(threads.iter().flat_map(|t| t.errors.iter().cloned()).take(5));
-        run.repeats.push(r);
-        all.merge(rec);
-        interrupted = threads.iter().any(|t| t.interrupted);
-        if interrupted || (plan.fail_fast && failed_ops > 0) {
+        let part = ops::RepeatPart {
+            rank,
+            stats: rec.to_data(),
+            ends: ops::thread_ends(&threads),
+            per_second: ops::per_second(&threads),
+            cpu,
+            first_errors: threads.iter().flat_map(|t| t.errors.iter().cloned()).take(5).collect(),
+            interrupted: threads.iter().any(|t| t.interrupted),
+            tasks: ops::thread_tasks(&threads, first, repeat, &prepared.base, rank, &host),
+            // Rank 0 adds its own counters at the end, after the clean-up.
+            counters: if leads { Vec::new() } else { target.store.counters() },
+        };
+        let wait = WAIT.max(began.elapsed() * 4);
+        let gathered = gather_or_abort(&dist, serde_json::to_vec(&part).unwrap_or_default(), wait);
+        // The stonewall is the first thread's end over every rank; each rank counts what it had
+        // done by then (exact, and a few bytes per rank).
+        let merged = match gathered {
+            Some(parts) => {
+                let mut m = ops::RepeatPart::default();
+                let mut rrec = Recorder::new();
+                for b in parts {
+                    let p: ops::RepeatPart = serde_json::from_slice(&b)
+                        .map_err(|e| Error::Run(format!("a rank's result could not be read: {e}")))?;
+                    m.absorb(&mut rrec, p, ranks).map_err(Error::Run)?;
+                }
+                Some((m, rrec))
+            }
+            None => None,
+        };
+        let first_end = merged.as_ref().map(|(m, _)| m.ends.iter().copied().min().unwrap_or(0));
+        let first_end = dist.announce(Ok(first_end.unwrap_or(0).to_le_bytes().to_vec()), wait).map_err(Error::Run)?;
+        let first_end = u64::from_le_bytes(first_end.try_into().unwrap_or([0; 8]));
+        let (sw_ops, sw_bytes) = ops::done_by(&threads, first_end);
+        let counts = gather_or_abort(&dist, [sw_ops.to_le_bytes(), sw_bytes.to_le_bytes()].concat(), wait);
+        let mut stop_now = false;
+        if let (Some((m, rrec)), Some(counts)) = (merged, counts) {
+            let sum = |i: usize| -> u64 {
+                counts.iter().filter_map(|c| c.get(i * 8..i * 8 + 8)?.try_into().ok()).map(u64::from_le_bytes).sum()
+            };
+            let summary = ops::summarize_parts(&plan, &rrec, &m.ends, (sum(0), sum(1)), m.cpu);
+            let r = ops::repeat_report(&plan, repeat, &rrec, summary, m.per_second);
+            failed_ops += r.summary.errors;
+            run.first_errors.extend(m.first_errors);
+            run.repeats.push(r);
+            all.merge(rrec);
+            tasks.extend(m.tasks);
+            counters = m.counters;
+            interrupted = m.interrupted;
+            stop_now = interrupted || (plan.fail_fast && failed_ops > 0);
+        }
+        // Rank 0 decides whether every rank goes on to the next repeat.
+        let go = dist.announce(Ok(vec![u8::from(stop_now)]), wait).map_err(Error::Run)?;
+        if go.first() == Some(&1) {
             break;
         }
+    }
+    if !leads {
+        // Rank 0 reports and cleans up.
+        return Ok(());
     }
     run.statistics = ops::statistics(&run.repeats);
     if run.repeats.len() >= 3 {
         run.warm_statistics = ops::statistics(&run.repeats[1..]);
     }
-    let cleanup_errors = ops::cleanup(&plan, &target, &prepared);
+    let cleanup_errors = ops::cleanup(&all_plan, &target, &prepared);
     let failure = if interrupted {
         Some(Failure::Interrupted)
     } else if failed_ops > 0 {
@@ -207,8 +276,12 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     } else {
         None
     };
-    let counters = vec![CounterGroup { scope: "store".into(), counters: target.store.counters() }];
-    let report = ops::report(&plan, &target, &prepared, &all, run, counters, failure.as_ref(), started_at);
+    // The other ranks' counters as of their last repeat, and this rank's after the clean-up.
+    let mut summed = target.store.counters();
+    crate::stats::report::add_counters(&mut summed, counters);
+    let counters = vec![CounterGroup { scope: "store".into(), counters: summed }];
+    let mut report = ops::report(&plan, &target, &prepared, &all, run, counters, failure.as_ref(), started_at, ranks);
+    report.tasks = tasks;
     let mut file_errors = Vec::new();
     file_errors.extend(write_json(json_file, args.json.as_deref(), &report));
     if let Some(p) = &args.csv {
@@ -225,21 +298,12 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
 }
 
 fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
-    use crate::run::dist::Dist;
     use crate::stats::report::{CounterGroup, DfsioParams, Params};
     use crate::workload::dfsio::{self, Mode, RankResult};
     use std::time::Duration;
     let began = std::time::Instant::now();
-    let dist = Dist::init().map_err(Error::Usage)?;
-    let short = Duration::from_secs(120);
-    // Every rank must run the same command; rank 0 says which one does not.
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    dist.agree(&argv, short).map_err(Error::Usage)?;
-    let planned = crate::plan::dfsio(&args);
-    let (mut plan, target) = match dist.verdict(planned.as_ref().map(|_| ()).map_err(Clone::clone), short) {
-        Ok(()) => planned.map_err(Error::from_plan)?,
-        Err(e) => return Err(Error::from_plan(e)),
-    };
+    let short = crate::run::dist::WAIT;
+    let (dist, (mut plan, target)) = join_run(|| crate::plan::dfsio(&args))?;
     if args.threads.is_none() {
         // By default every task of a rank runs at once (as a cluster with enough map slots), at most 64.
         plan.threads = plan.nr_files.div_ceil(dist.size() as u64).clamp(1, 64) as usize;
@@ -295,14 +359,7 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     let wait = Duration::from_secs(300).max(began.elapsed() * 4);
     let own_error = mine.error.clone();
     let bytes = serde_json::to_vec(&mine).map_err(|e| Error::Run(format!("cannot encode this rank's result: {e}")))?;
-    let gathered = match dist.gather(bytes, wait) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("storebench: {e}");
-            dist.abort(1);
-        }
-    };
-    let Some(all) = gathered else {
+    let Some(all) = gather_or_abort(&dist, bytes, wait) else {
         // Not rank 0: rank 0 reports; this rank's exit code says whether its own part failed.
         return match own_error {
             Some(e) => Err(Error::Run(e)),
@@ -633,16 +690,30 @@ fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
 }
 
 fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
-    let (plan, target) = crate::plan::bandwidth(&args).map_err(Error::from_plan)?;
-    for w in &target.warnings {
-        eprintln!("storebench: {w}");
+    use crate::run::dist::WAIT;
+    let began = std::time::Instant::now();
+    let (dist, (plan, target)) = join_run(|| crate::plan::bandwidth(&args))?;
+    let ranks = dist.size();
+    if ranks > 1 && args.csv.is_some() {
+        return Err(Error::Usage(format!(
+            "--csv logs every block of one process; with {ranks} MPI ranks use --json (merged histograms, each rank's phases)"
+        )));
+    }
+    let leads = dist.leads();
+    if leads {
+        for w in &target.warnings {
+            eprintln!("storebench: {w}");
+        }
     }
     let csv = match &args.csv {
         Some(p) => Some(CsvStream::create(p).map_err(Error::Usage)?),
         None => None,
     };
-    let json_file = create_json(args.json.as_deref())?;
-    let layout = match bandwidth::prepare_layout(&plan, &target) {
+    let json_file = if leads { create_json(args.json.as_deref())? } else { None };
+    // Rank 0 makes the run directory and checks every rank's file; the others take its layout.
+    let prepared = if leads { bandwidth::prepare_layout(&plan, &target, ranks) } else { Err(String::new()) };
+    let shared = dist.announce(prepared.and_then(|l| serde_json::to_vec(&l).map_err(|e| e.to_string())), WAIT);
+    let layout: bandwidth::Layout = match shared.and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
         Ok(l) => l,
         Err(e) => {
             // Nothing ran: leave no empty report files behind.
@@ -654,23 +725,49 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
             return Err(Error::Run(e));
         }
     };
+    let mine = layout.of_rank(dist.rank());
+    let host = bandwidth::host_name();
+    dist.barrier(WAIT).map_err(Error::Run)?;
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
 
     let ctx = RunContext::new(stop_flag());
-    let progress = Progress::start(ctx.bytes_done.clone(), plan.size * 2, args.quiet);
+    let progress = Progress::start(ctx.bytes_done.clone(), plan.size * 2, args.quiet || !leads);
     let sink = csv.as_ref().map(|c| c.sender.clone());
     let capacity = (plan.blocks() * 2 + 16) as usize;
-    let (rec, mut outs) = run_workers(1, |_| {
-        let mut rec = Recorder::new().keep_events(capacity).with_sink(sink.clone());
-        let out = bandwidth::run(&plan, &target, &layout, &ctx, &mut rec);
-        rec.close_sink();
-        (rec, out)
-    });
-    drop(sink);
+    let rec = if ranks == 1 { Recorder::new().keep_events(capacity) } else { Recorder::new() };
+    let mut rec = rec.with_sink(sink);
+    // The download starts together on every rank; MPI is called from this (the main) thread only.
+    let mut between = || dist.barrier(WAIT.max(began.elapsed() * 4));
+    let mut out = bandwidth::run(&plan, &target, &mine, &ctx, &mut rec, &mut between);
+    rec.close_sink();
     drop(progress);
-    let out = outs.pop().unwrap_or_default();
 
-    let report = bandwidth::report(&plan, &target, &layout, &rec, &out, started_at);
+    let (rec, tasks) = if ranks == 1 {
+        let tasks = bandwidth::rank_tasks(&rec, &out, &mine.file, 0, &host);
+        (rec, tasks)
+    } else {
+        let part = bandwidth::RankPart::new(dist.rank(), &host, &mine.file, &rec, out);
+        let own_failure = part.failure.clone();
+        let bytes =
+            serde_json::to_vec(&part).map_err(|e| Error::Run(format!("cannot encode this rank's result: {e}")))?;
+        let Some(all) = gather_or_abort(&dist, bytes, WAIT.max(began.elapsed() * 4)) else {
+            // Not rank 0: rank 0 reports; this rank's exit code says whether its own part failed.
+            return own_failure.map_or(Ok(()), |e| Err(Error::Run(e)));
+        };
+        let parts = all.iter().map(|b| serde_json::from_slice(b)).collect::<Result<Vec<_>, _>>();
+        let parts = parts.map_err(|e| Error::Run(format!("a rank's result could not be read: {e}")))?;
+        let (merged, merged_out, tasks) = bandwidth::merge_ranks(parts).map_err(Error::Run)?;
+        out = merged_out;
+        // Every rank removed its own file; the run directory is rank 0's to remove.
+        if let (Some(dir), false) = (&layout.run_dir, plan.keep) {
+            if let Err(e) = target.store.remove_dir(dir) {
+                out.cleanup_errors.push(format!("removing the run directory {dir}: {e}"));
+            }
+        }
+        (merged, tasks)
+    };
+
+    let report = bandwidth::report(&plan, &target, &layout, &rec, &out, tasks, started_at);
     let mut file_errors = Vec::new();
     let csv_saved = match csv {
         Some(c) => match c.finish() {
@@ -694,4 +791,30 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
     }
     print_stdout(&text);
     finish(out.failure, &out.cleanup_errors, file_errors)
+}
+
+/// Joins the run: every MPI rank (or the one process) parsed the same arguments, and rank 0 found the
+/// plan valid. Every rank returns the same error when not.
+fn join_run<T>(plan: impl FnOnce() -> Result<T, String>) -> Result<(crate::run::dist::Dist, T), Error> {
+    use crate::run::dist::{Dist, WAIT};
+    let dist = Dist::init().map_err(Error::Usage)?;
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    dist.agree(&argv, WAIT).map_err(Error::Usage)?;
+    let planned = plan();
+    match dist.verdict(planned.as_ref().map(|_| ()).map_err(Clone::clone), WAIT) {
+        Ok(()) => planned.map(|p| (dist, p)).map_err(Error::from_plan),
+        Err(e) => Err(Error::from_plan(e)),
+    }
+}
+
+/// Sends this rank's result to rank 0, which gets everyone's; a rank that does not answer within
+/// `wait` ends the whole MPI job (after rank 0 names it), so nobody hangs.
+fn gather_or_abort(dist: &crate::run::dist::Dist, bytes: Vec<u8>, wait: std::time::Duration) -> Option<Vec<Vec<u8>>> {
+    match dist.gather(bytes, wait) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("storebench: {e}");
+            dist.abort(1);
+        }
+    }
 }

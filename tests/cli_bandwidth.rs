@@ -87,6 +87,13 @@ fn cloudstore_spellings_csv_and_json_agree() {
     assert_eq!(report.outcome.status, Status::Completed);
     assert_eq!(report.phases.len(), 2);
     assert!(report.phases.iter().all(|p| p.bytes == 4 << 20 && p.blocks.count == 4 && p.complete));
+    // The one process's phases as tasks, with its rank and host; the same figures as the phases.
+    assert_eq!(report.tasks.len(), 2);
+    for (t, p) in report.tasks.iter().zip(&report.phases) {
+        assert_eq!((t.task.as_str(), t.rank, t.bytes, t.ops), (p.name.as_str(), 0, p.bytes, 4));
+        assert!((t.seconds - p.duration_s).abs() < 1e-12 && (t.mib_per_s - p.mbyte_per_s).abs() < 1e-9);
+        assert_eq!(t.host, report.host);
+    }
     // The phase duration covers its parts: open + blocks + close <= duration.
     for p in &report.phases {
         let parts = p.open_s.unwrap() + p.blocks.total_s + p.close_s.unwrap();

@@ -41,6 +41,15 @@ fn create_write_threads_times_iterations_and_cleans_up() {
     // Stonewall: by the time the first thread ended, at least its own 4 operations had.
     assert!(s.stonewall_ops >= 4 && s.stonewall_ops <= 12 && s.stonewall_s <= s.wall_s);
     assert!((s.ops_per_s - 12.0 / s.wall_s).abs() < 1e-6 * s.ops_per_s);
+    // Each thread's share per repeat, with where it ran (rank 0 without MPI); the wall time is the
+    // last thread's end.
+    let tasks: Vec<_> = r.tasks.iter().filter(|t| t.repeat == Some(2)).collect();
+    assert_eq!(
+        tasks.iter().map(|t| (t.task.as_str(), t.rank, t.ops)).collect::<Vec<_>>(),
+        [("thread 0", 0, 4), ("thread 1", 0, 4), ("thread 2", 0, 4)]
+    );
+    assert!(tasks.iter().all(|t| t.bytes == 4 * (256 << 10) && !t.host.is_empty()));
+    assert_eq!(tasks.iter().map(|t| t.seconds).fold(0.0, f64::max), s.wall_s);
     // Everything storebench made is gone: the work directory is empty again.
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
 }

@@ -83,8 +83,9 @@ fn seed_report() -> RunReport {
             verify: false,
             seed: 42,
             prefetch: 4,
+            ranks: 1,
         }),
-        phases: vec![phase_report(&rec, &UPLOAD, cpu).unwrap(), phase_report(&rec, &DOWNLOAD, cpu).unwrap()],
+        phases: vec![phase_report(&rec, &UPLOAD, cpu, 1).unwrap(), phase_report(&rec, &DOWNLOAD, cpu, 1).unwrap()],
         ops: op_stats(&rec),
         events: rec.events().to_vec(),
         counters: vec![CounterGroup {
@@ -96,6 +97,7 @@ fn seed_report() -> RunReport {
         ops_run: None,
         ranges_run: None,
         dfsio_run: None,
+        tasks: vec![],
     }
 }
 

@@ -1,4 +1,4 @@
-//! dfsio across 4 MPI ranks (Open MPI's mpirun on loopback), built with `--features mpi`. The test
+//! dfsio, bandwidth and ops across 4 MPI ranks (Open MPI's mpirun on loopback), built with `--features mpi`. The test
 //! script installs Open MPI and runs these with `cargo test --features mpi --test mpi`.
 #![cfg(feature = "mpi")]
 
@@ -170,4 +170,195 @@ fn ranks_that_disagree_or_fail_are_named_and_nobody_hangs() {
     assert!(!out.status.success());
     assert!(err.contains("rank 3 (") && err.contains("task 3"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+}
+
+/// The S3 test server's URL keys, when the test script started one.
+fn s3_keys() -> Option<(String, Vec<String>, String)> {
+    let (Ok(ep), Ok(bucket), Ok(ak), Ok(sk)) = (
+        std::env::var("STOREBENCH_S3_ENDPOINT"),
+        std::env::var("STOREBENCH_S3_BUCKET"),
+        std::env::var("STOREBENCH_S3_ACCESS_KEY"),
+        std::env::var("STOREBENCH_S3_SECRET_KEY"),
+    ) else {
+        assert!(std::env::var("STOREBENCH_REQUIRE_S3").is_err(), "no S3 server");
+        return None;
+    };
+    let keys =
+        vec![format!("fs.s3a.endpoint={ep}"), format!("fs.s3a.access.key={ak}"), format!("fs.s3a.secret.key={sk}")];
+    Some((bucket, keys, sk))
+}
+
+fn with_keys<'a>(mut a: Vec<&'a str>, keys: &'a [String]) -> Vec<&'a str> {
+    for k in keys {
+        a.extend(["-D", k.as_str()]);
+    }
+    a
+}
+
+/// Checks a 4-rank bandwidth report: every rank's two phases with its host, the phases' bytes the sum
+/// of the ranks', and each phase spanning every rank's own.
+fn check_bandwidth(rep: &RunReport, size: u64) {
+    assert_eq!(rep.tasks.len(), 8, "{:?}", rep.tasks);
+    for phase in ["upload", "download"] {
+        let tasks: Vec<_> = rep.tasks.iter().filter(|t| t.task == phase).collect();
+        let ranks: Vec<u32> = tasks.iter().map(|t| t.rank).collect();
+        assert_eq!(ranks, [0, 1, 2, 3], "{phase}");
+        assert!(tasks
+            .iter()
+            .all(|t| t.bytes == size && !t.host.is_empty() && t.path.ends_with(&format!(".rank{}", t.rank))));
+        let p = rep.phases.iter().find(|p| p.name == phase).unwrap();
+        assert!(p.complete, "{phase}");
+        assert_eq!(p.bytes, 4 * size, "{phase}");
+        assert_eq!(p.bytes, tasks.iter().map(|t| t.bytes).sum::<u64>());
+        assert!(tasks.iter().all(|t| t.seconds <= p.duration_s + 1e-9), "{phase}: {} vs {:?}", p.duration_s, tasks);
+        assert!((p.mbyte_per_s - p.bytes as f64 / 1048576.0 / p.duration_s).abs() < 1e-6);
+    }
+    // Merged histograms: 4 ranks x 4 blocks each way.
+    let blocks = |op: &str| rep.ops.iter().find(|o| o.op == op).unwrap().latency.count;
+    assert_eq!((blocks("upload-block"), blocks("download-block")), (16, 16));
+    // Per-block events are not gathered (a rank sends a few KiB whatever the block count).
+    assert!(rep.events.is_empty());
+}
+
+#[test]
+fn bandwidth_with_one_file_per_rank_on_files_and_s3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("bw.json");
+    let (d, j) = (tmp.path().to_str().unwrap(), json.to_str().unwrap());
+    // A directory: rank 0 makes the run directory, each rank writes and reads its own file, rank 0
+    // removes the directory once everyone is done.
+    let out = mpirun("4", &["bandwidth", "4m", d, "--block", "1m", "--verify", "--json", j]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.matches("Upload Summary").count(), 1, "only rank 0 prints: {stdout}");
+    assert!(stdout.contains("x 4 MPI ranks") && stdout.contains("download MB/s"), "{stdout}");
+    check_bandwidth(&report(&json), 4 << 20);
+    let left: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, [std::ffi::OsString::from("bw.json")]);
+
+    // A file name with --keep: exactly one file per rank, of SIZE; --read-only reads them back.
+    let f = tmp.path().join("data");
+    let f = f.to_str().unwrap();
+    let out = mpirun("4", &["bandwidth", "4m", f, "--block", "1m", "--keep", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for r in 0..4 {
+        assert_eq!(std::fs::metadata(format!("{f}.rank{r}")).unwrap().len(), 4 << 20);
+    }
+    assert!(!std::path::Path::new(f).exists());
+    let out = mpirun("4", &["bandwidth", "4m", f, "--block", "1m", "--read-only", "-q", "--json", j]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rep = report(&json);
+    assert_eq!(rep.phases.len(), 1);
+    assert_eq!(rep.phases[0].bytes, 16 << 20);
+    // The files are there: without --overwrite nothing runs, and the error names the file.
+    let out = mpirun("4", &["bandwidth", "4m", f, "--block", "1m"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains(".rank0 already exists"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // Every block of every rank cannot go to one CSV log: said before anything runs.
+    let csv = tmp.path().join("log.csv");
+    let out = mpirun("4", &["bandwidth", "4m", d, "--csv", csv.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--csv") && err.contains("4 MPI ranks"), "{err}");
+    assert!(!csv.exists());
+    // A rank that fails midway (its file is a directory) is named by rank 0, with why; the others
+    // finish, and the figures cover what was done.
+    let g = tmp.path().join("g");
+    std::fs::create_dir(format!("{}.rank2", g.display())).unwrap();
+    let out = mpirun("4", &["bandwidth", "4m", g.to_str().unwrap(), "--overwrite", "-q", "--json", j]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("rank 2 (") && err.contains("Is a directory"), "{err}");
+    let rep = report(&json);
+    assert_eq!(rep.phases[0].bytes, 12 << 20);
+    assert!(!rep.phases[0].complete);
+    assert_eq!(rep.tasks.iter().filter(|t| t.task == "download").count(), 3);
+    assert!((0..4).filter(|r| *r != 2).all(|r| !std::path::Path::new(&format!("{}.rank{r}", g.display())).exists()));
+
+    let Some((bucket, keys, sk)) = s3_keys() else { return };
+    let url = format!("s3://{bucket}/mpi-bw-{}/", std::process::id());
+    let out = mpirun("4", &with_keys(vec!["bandwidth", "4m", &url, "--block", "1m", "--json", j], &keys));
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stdout.contains(&sk) && !stderr.contains(&sk), "the secret leaked");
+    check_bandwidth(&report(&json), 4 << 20);
+}
+
+#[test]
+fn ops_threads_spread_over_ranks_on_files_and_s3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("ops.json");
+    let (d, j) = (tmp.path().join("run"), json.to_str().unwrap());
+    std::fs::create_dir(&d).unwrap();
+    let d = d.to_str().unwrap();
+    // 4 ranks x 2 threads: threads 0..7 of the run, each on its own file test_K.
+    let out = mpirun(
+        "4",
+        &["ops", "--op", "create_write", "--threads", "2", "--iterations", "3", "--file-size", "1m", d, "--keep"],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("Repeat 1 (cold)").count(), 1, "only rank 0 prints: {stdout}");
+    let mut files: Vec<String> =
+        std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    files.sort();
+    assert_eq!(files, (0..8).map(|k| format!("test_{k}")).collect::<Vec<_>>());
+    assert!(files.iter().all(|f| std::fs::metadata(format!("{d}/{f}")).unwrap().len() == 1 << 20));
+
+    // Reading them back: merged counts are the sums of the threads' (and ranks') counts.
+    for args in [
+        vec!["ops", "--op", "open_read", "--threads", "2", "--iterations", "3", "--repeats", "2", d, "--json", j],
+        vec!["ops", "--op", "stat", "--threads", "2", "--iterations", "5", "--repeats", "1", d, "--json", j],
+    ] {
+        let out = mpirun("4", &args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        check_ops(&report(&json), args[2], if args[2] == "stat" { 5 } else { 3 });
+    }
+    let Some((bucket, keys, sk)) = s3_keys() else { return };
+    let url = format!("s3://{bucket}/mpi-ops-{}/", std::process::id());
+    for op in ["create_write", "open_read"] {
+        let mut a = vec!["ops", "--op", op, "--threads", "2", "--iterations", "3", "--repeats", "1"];
+        a.extend(["--file-size", "1m", &url, "--json", j]);
+        if op == "create_write" {
+            a.push("--keep");
+        }
+        let out = mpirun("4", &with_keys(a, &keys));
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{op}: {stderr}");
+        assert!(!stdout.contains(&sk) && !stderr.contains(&sk), "the secret leaked");
+        check_ops(&report(&json), op, 3);
+    }
+}
+
+/// Checks a 4-rank x 2-thread ops report of `iterations` per thread.
+fn check_ops(rep: &RunReport, op: &str, iterations: u64) {
+    use storebench::stats::report::Params;
+    let Params::Ops(p) = &rep.params else { panic!("not ops") };
+    assert_eq!((p.ranks, p.threads), (4, 2));
+    let run = rep.ops_run.as_ref().unwrap();
+    for r in &run.repeats {
+        let tasks: Vec<_> = rep.tasks.iter().filter(|t| t.repeat == Some(r.repeat)).collect();
+        // Thread K of the run ran on rank K / 2, on test_K.
+        assert_eq!(tasks.len(), 8, "{op}");
+        for (k, t) in tasks.iter().enumerate() {
+            assert_eq!((t.task.clone(), t.rank, t.ops), (format!("thread {k}"), k as u32 / 2, iterations), "{op}");
+            assert!(t.path.ends_with(&format!("test_{k}")) && !t.host.is_empty());
+        }
+        assert_eq!(r.summary.ops, 8 * iterations, "{op}");
+        assert_eq!(r.summary.ops, tasks.iter().map(|t| t.ops).sum::<u64>());
+        assert_eq!(r.summary.bytes, tasks.iter().map(|t| t.bytes).sum::<u64>());
+        // The run lasts until the last thread of any rank ended; the stonewall until the first did.
+        let max = tasks.iter().map(|t| t.seconds).fold(0.0, f64::max);
+        let min = tasks.iter().map(|t| t.seconds).fold(f64::MAX, f64::min);
+        assert!((r.summary.wall_s - max).abs() < 1e-6 && (r.summary.stonewall_s - min).abs() < 1e-6, "{op}");
+        assert!(r.summary.stonewall_ops >= 1 && r.summary.stonewall_ops <= r.summary.ops);
+        assert_eq!(r.per_second.iter().map(|s| s.ops).sum::<u64>(), r.summary.ops);
+    }
+    let total: u64 = run.repeats.iter().map(|r| r.summary.ops).sum();
+    let kind = match op {
+        "create_write" => "upload",
+        "open_read" => "download",
+        other => other,
+    };
+    let merged = rep.ops.iter().find(|o| o.op == kind).unwrap();
+    assert_eq!((merged.latency.count, merged.histogram.count), (total, total), "merged histograms");
 }

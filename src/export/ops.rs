@@ -41,7 +41,8 @@ fn title(r: &RunReport, p: &OpsParams) -> String {
     } else {
         p.op.clone()
     };
-    format!("{op} x {} threads x {bound} x {} repeats against {}", p.threads, p.repeats, r.target)
+    let ranks = if p.ranks > 1 { format!(" x {} MPI ranks", p.ranks) } else { String::new() };
+    format!("{op} x {} threads{ranks} x {bound} x {} repeats against {}", p.threads, p.repeats, r.target)
 }
 
 /// The table as cells: a header, then per figure its name, unit, one value per repeat and the

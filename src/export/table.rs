@@ -39,7 +39,7 @@ fn underline(out: &mut String, title: &str) {
     let _ = writeln!(out, "{title}\n{}", "=".repeat(title.chars().count()));
 }
 
-fn phase(out: &mut String, p: &PhaseReport) {
+fn phase(out: &mut String, p: &PhaseReport, ranks: u32) {
     let (title, verb, blocks_label) = if p.name == "upload" {
         ("Upload Summary", "Upload", "Blocks uploaded (ignoring close() overhead)")
     } else {
@@ -71,7 +71,8 @@ fn phase(out: &mut String, p: &PhaseReport) {
     }
     let _ = writeln!(out);
     if let Some(c) = p.close_s {
-        let _ = writeln!(out, "Close() duration: {} (minute:seconds)", min_sec(c));
+        let sum = if ranks > 1 { format!(", the sum over {ranks} ranks") } else { String::new() };
+        let _ = writeln!(out, "Close() duration: {} (minute:seconds{sum})", min_sec(c));
     }
     if let Some(m) = p.mean_per_block_incl_close_s {
         let _ = writeln!(out, "Mean {verb} duration/block including close() overhead {} seconds", secs(m));
@@ -79,8 +80,10 @@ fn phase(out: &mut String, p: &PhaseReport) {
     let per_gib = p.cpu.s_per_gib.map_or("n/a".to_string(), |v| format!("{v:.3}"));
     let _ = writeln!(
         out,
-        "CPU (whole process): user {:.3} s, kernel {:.3} s, {per_gib} CPU-seconds/GiB",
-        p.cpu.user_s, p.cpu.system_s
+        "CPU ({}): user {:.3} s, kernel {:.3} s, {per_gib} CPU-seconds/GiB",
+        if ranks > 1 { format!("all {ranks} processes") } else { "whole process".to_string() },
+        p.cpu.user_s,
+        p.cpu.system_s
     );
 }
 
@@ -98,12 +101,17 @@ impl Exporter for TextExporter {
             Params::Dfsio(_) => return super::dfsio::text(r, &[], "", self.quiet),
         };
         if !self.quiet {
-            let title = format!("Bandwidth test against {} with data size {}", r.target, human_bytes(bp.size));
+            let per = if bp.ranks > 1 { format!(" per rank x {} MPI ranks", bp.ranks) } else { String::new() };
+            let title = format!("Bandwidth test against {} with data size {}{per}", r.target, human_bytes(bp.size));
             underline(&mut out, &title);
             let _ = writeln!(out);
             let _ = writeln!(out, "Block size {} bytes ({})", with_commas(bp.block), human_bytes(bp.block));
             let _ = writeln!(out, "Engine: {}", r.engine);
-            let _ = writeln!(out, "File: {}", bp.path);
+            if bp.ranks > 1 {
+                let _ = writeln!(out, "Files: {}.rank<R>, one per rank", bp.path);
+            } else {
+                let _ = writeln!(out, "File: {}", bp.path);
+            }
             let _ = writeln!(
                 out,
                 "Writing data as {} blocks each of size {} bytes; read policy {}",
@@ -162,7 +170,22 @@ impl Exporter for TextExporter {
             }
         }
         for p in &r.phases {
-            phase(&mut out, p);
+            phase(&mut out, p, bp.ranks);
+        }
+        if bp.ranks > 1 {
+            let _ = writeln!(out);
+            underline(&mut out, "Ranks");
+            let _ = writeln!(out, "{:>5}  {:<24} {:>12} {:>12}", "rank", "host", "upload MB/s", "download MB/s");
+            for rank in 0..bp.ranks {
+                let rate = |name: &str| {
+                    r.tasks
+                        .iter()
+                        .find(|t| t.rank == rank && t.task == name)
+                        .map_or("-".to_string(), |t| format!("{:.3}", t.mib_per_s))
+                };
+                let host = r.tasks.iter().find(|t| t.rank == rank).map_or("(no result)", |t| t.host.as_str());
+                let _ = writeln!(out, "{rank:>5}  {host:<24} {:>12} {:>12}", rate("upload"), rate("download"));
+            }
         }
         if let Some(parts) = r.ops.iter().find(|o| o.op == "upload-part") {
             let l = &parts.latency;
@@ -179,7 +202,8 @@ impl Exporter for TextExporter {
         if !extra.is_empty() {
             let _ = writeln!(out);
             for o in extra {
-                let _ = writeln!(out, "{} duration: {} seconds", o.op, secs(o.latency.total_s));
+                let sum = if bp.ranks > 1 { format!(" (the sum over {} ranks)", bp.ranks) } else { String::new() };
+                let _ = writeln!(out, "{} duration: {} seconds{sum}", o.op, secs(o.latency.total_s));
             }
         }
         if self.verbose && !r.counters.is_empty() {

@@ -19,6 +19,9 @@ pub fn launched_size() -> Option<u32> {
     SIZE_VARS.iter().find_map(|v| std::env::var(v).ok()?.parse().ok())
 }
 
+/// How long a rank waits for the others around the run (arguments, plan, barriers) by default.
+pub const WAIT: Duration = Duration::from_secs(120);
+
 /// Message tags.
 const TAG_ARGS: i32 = 1;
 const TAG_VERDICT: i32 = 2;
@@ -83,8 +86,11 @@ impl Dist {
         let mine = args.join("\u{0}");
         if !self.leads() {
             self.send(0, TAG_ARGS, mine.as_bytes());
-            let v = self.receive(0, TAG_VERDICT, wait)?;
-            return if v.is_empty() { Ok(()) } else { Err(String::from_utf8_lossy(&v).into_owned()) };
+            // The verdict names the rank that differs; it is rank 0's word, not its failure.
+            return self
+                .announce(Ok(Vec::new()), wait)
+                .map(|_| ())
+                .map_err(|e| e.trim_start_matches("rank 0: ").to_string());
         }
         let mut verdict = String::new();
         for r in 1..self.size {
@@ -104,33 +110,35 @@ impl Dist {
                 );
             }
         }
-        for r in 1..self.size {
-            self.send(r, TAG_VERDICT, verdict.as_bytes());
-        }
-        if verdict.is_empty() {
-            Ok(())
-        } else {
-            Err(verdict)
-        }
+        self.announce(if verdict.is_empty() { Ok(Vec::new()) } else { Err(verdict) }, wait).map(|_| ())
     }
 
     /// Rank 0 tells every rank whether to go on (an empty message) or why not.
     pub fn verdict(&self, result: Result<(), String>, wait: Duration) -> Result<(), String> {
+        self.announce(result.map(|()| Vec::new()), wait).map(|_| ())
+    }
+
+    /// Rank 0 sends every rank its `value` (a plan it made, a decision), or the error that stops
+    /// them; every rank returns what rank 0 sent. Other ranks' `value` is not looked at.
+    pub fn announce(&self, value: Result<Vec<u8>, String>, wait: Duration) -> Result<Vec<u8>, String> {
         if self.size == 1 {
-            return result;
+            return value;
         }
         if self.leads() {
-            let text = result.as_ref().err().cloned().unwrap_or_default();
+            let msg = match &value {
+                Ok(v) => [&[0u8][..], v].concat(),
+                Err(e) => [&[1u8][..], e.as_bytes()].concat(),
+            };
             for r in 1..self.size {
-                self.send(r, TAG_VERDICT, text.as_bytes());
+                self.send(r, TAG_VERDICT, &msg);
             }
-            return result;
+            return value;
         }
         let v = self.receive(0, TAG_VERDICT, wait)?;
-        if v.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("rank 0: {}", String::from_utf8_lossy(&v)))
+        match v.split_first() {
+            Some((0, rest)) => Ok(rest.to_vec()),
+            Some((_, rest)) => Err(format!("rank 0: {}", String::from_utf8_lossy(rest))),
+            None => Err("rank 0 sent an empty message".into()),
         }
     }
 
@@ -241,5 +249,6 @@ mod tests {
         d.barrier(Duration::from_millis(1)).unwrap();
         assert_eq!(d.gather(vec![7], Duration::from_millis(1)).unwrap(), Some(vec![vec![7]]));
         assert_eq!(d.verdict(Err("x".into()), Duration::from_millis(1)), Err("x".into()));
+        assert_eq!(d.announce(Ok(vec![1, 2]), Duration::from_millis(1)), Ok(vec![1, 2]));
     }
 }

@@ -94,8 +94,10 @@ pub const DOWNLOAD: PhaseOps = PhaseOps {
     total: OpKind::Download,
 };
 
-/// The figures of a phase, or None if it never started.
-pub fn phase_report(rec: &Recorder, ops: &PhaseOps, cpu: CpuTimes) -> Option<PhaseReport> {
+/// The figures of a phase, or None if it never started. `expected` is how many processes ran the phase
+/// (MPI ranks, each on its own file); their phases started together after a barrier, so the phase lasts
+/// from the first one's start to the last one's end.
+pub fn phase_report(rec: &Recorder, ops: &PhaseOps, cpu: CpuTimes, expected: u32) -> Option<PhaseReport> {
     let open = rec.op(ops.open);
     let blocks = rec.op(ops.block);
     let close = rec.op(ops.close);
@@ -103,9 +105,10 @@ pub fn phase_report(rec: &Recorder, ops: &PhaseOps, cpu: CpuTimes) -> Option<Pha
     if open.ok + open.errors == 0 {
         return None;
     }
-    let complete = total.ok > 0;
-    let duration_ns = if complete {
-        total.latency.sum() as f64
+    let complete = total.ok >= u64::from(expected.max(1));
+    let duration_ns = if let (true, Some(first), Some(last)) = (complete, total.first_start_ns, total.last_end_ns) {
+        // One process: exactly its phase's duration.
+        last.saturating_sub(first) as f64
     } else {
         // An unfinished phase: from its first start to its last end.
         let first = [open, blocks, close].iter().filter_map(|a| a.first_start_ns).min().unwrap_or(0);
@@ -173,7 +176,7 @@ mod tests {
         r.record(ev(OpKind::CloseUpload, 0, t, 11_706));
         r.record(ev(OpKind::Upload, 134_217_728, 0, 31_598));
         let cpu = CpuTimes { user_s: 0.75, system_s: 0.25 };
-        let p = phase_report(&r, &UPLOAD, cpu).unwrap();
+        let p = phase_report(&r, &UPLOAD, cpu, 1).unwrap();
         assert!(p.complete);
         assert_eq!(p.bytes, 134_217_728);
         assert!((p.duration_s - 31.598).abs() < 1e-9);
@@ -201,7 +204,7 @@ mod tests {
         r.record(ev(OpKind::OpenForDownload, 0, 0, 47));
         r.record(ev(OpKind::DownloadBlock, 134_217_728, 47, 69_000));
         r.record(ev(OpKind::Download, 134_217_728, 0, 69_531));
-        let p = phase_report(&r, &DOWNLOAD, CpuTimes::default()).unwrap();
+        let p = phase_report(&r, &DOWNLOAD, CpuTimes::default(), 1).unwrap();
         assert_eq!(format!("{:.3}", p.mbyte_per_s), "1.841");
         assert_eq!(format!("{:.3}", p.mbit_per_s), "14.727");
         assert_eq!(p.close_s, None);
@@ -214,12 +217,42 @@ mod tests {
         r.record(ev(OpKind::CreateFile, 0, 10, 5));
         r.record(ev(OpKind::UploadBlock, 100, 15, 20));
         r.record(Event { error: Some("disk full".into()), ..ev(OpKind::UploadBlock, 100, 35, 5) });
-        let p = phase_report(&r, &UPLOAD, CpuTimes::default()).unwrap();
+        let p = phase_report(&r, &UPLOAD, CpuTimes::default(), 1).unwrap();
         assert!(!p.complete);
         assert!((p.duration_s - 0.030).abs() < 1e-12);
         assert_eq!(p.bytes, 100);
         assert_eq!((p.blocks.count, p.blocks.errors), (1, 1));
-        assert!(phase_report(&r, &DOWNLOAD, CpuTimes::default()).is_none());
+        assert!(phase_report(&r, &DOWNLOAD, CpuTimes::default(), 1).is_none());
+    }
+
+    /// Two ranks, each uploading 100 MiB to its own file after a common barrier: rank 0 from 0 to 2 s,
+    /// rank 1 from 0.1 s to 4 s. The phase lasts from 0 to 4 s: 200 MiB / 4 s = 50 MiB/s, 400 Mbit/s.
+    /// CPU 1.5 + 0.5 s over 200 MiB (0.1953125 GiB) = 10.24 s/GiB.
+    #[test]
+    fn phase_across_two_ranks_by_hand() {
+        let mib = 1u64 << 20;
+        let mut ranks = Vec::new();
+        for (start, dur) in [(0, 2_000), (100, 3_900)] {
+            let mut r = Recorder::new();
+            r.record(ev(OpKind::CreateFile, 0, start, 1));
+            r.record(ev(OpKind::UploadBlock, 100 * mib, start + 1, dur - 2));
+            r.record(ev(OpKind::CloseUpload, 0, start + dur - 1, 1));
+            r.record(ev(OpKind::Upload, 100 * mib, start, dur));
+            ranks.push(r);
+        }
+        let mut merged = Recorder::new();
+        for r in ranks {
+            merged.merge_data(&r.to_data()).unwrap();
+        }
+        let cpu = CpuTimes { user_s: 1.5, system_s: 0.5 };
+        let p = phase_report(&merged, &UPLOAD, cpu, 2).unwrap();
+        assert!(p.complete);
+        assert_eq!(p.bytes, 200 * mib);
+        assert!((p.duration_s - 4.0).abs() < 1e-12);
+        assert!((p.mbyte_per_s - 50.0).abs() < 1e-9 && (p.mbit_per_s - 400.0).abs() < 1e-9);
+        assert!((p.cpu.s_per_gib.unwrap() - 10.24).abs() < 1e-9);
+        // A rank whose upload did not finish leaves the phase incomplete.
+        assert!(!phase_report(&merged, &UPLOAD, cpu, 3).unwrap().complete);
     }
 
     #[test]

@@ -50,6 +50,65 @@ pub struct RunReport {
     /// Repeats and statistics of the ops workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_run: Option<OpsRun>,
+    /// Each task's share and where it ran: per rank and phase for bandwidth, per thread for ops.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TaskReport>,
+}
+
+/// One task's share of a run and where it ran (its MPI rank and host).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskReport {
+    /// The MPI rank that ran it (0 without MPI).
+    pub rank: u32,
+    /// The host that rank ran on.
+    pub host: String,
+    /// What it was: "upload" or "download" (bandwidth), "thread K" (ops, K counted over all ranks).
+    pub task: String,
+    /// The repeat it belongs to (ops).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<usize>,
+    /// The file or object it worked on.
+    pub path: String,
+    /// Successful operations (blocks for bandwidth).
+    pub ops: u64,
+    /// Failed operations.
+    pub errors: u64,
+    /// Bytes its successful operations moved.
+    pub bytes: u64,
+    /// Its time: the phase's duration (bandwidth); from the common start to its last operation's
+    /// end (ops), seconds.
+    pub seconds: f64,
+    /// bytes / 2^20 / seconds (0 when seconds is 0).
+    pub mib_per_s: f64,
+}
+
+impl TaskReport {
+    /// Sets `seconds` and the rate that follows from it.
+    pub fn timed(mut self, seconds: f64) -> Self {
+        self.seconds = seconds;
+        self.mib_per_s = if seconds > 0.0 { self.bytes as f64 / 1_048_576.0 / seconds } else { 0.0 };
+        self
+    }
+}
+
+/// Adds counters by name (another rank's) to `into`.
+pub fn add_counters(into: &mut Vec<(String, u64)>, from: Vec<(String, u64)>) {
+    for (k, v) in from {
+        match into.iter_mut().find(|(n, _)| *n == k) {
+            Some(c) => c.1 += v,
+            None => into.push((k, v)),
+        }
+    }
+}
+
+/// Adds counter groups by scope (another rank's) to `into`.
+pub fn add_counter_groups(into: &mut Vec<CounterGroup>, from: Vec<CounterGroup>) {
+    for g in from {
+        match into.iter_mut().find(|m| m.scope == g.scope) {
+            Some(m) => add_counters(&mut m.counters, g.counters),
+            None => into.push(g),
+        }
+    }
 }
 
 /// What a ranges run measured.
@@ -283,6 +342,9 @@ pub struct OpsParams {
     pub buffer_size: u64,
     /// The run directory, relative to the store's root.
     pub path: String,
+    /// Processes (MPI ranks), each running `threads` threads.
+    #[serde(default = "one")]
+    pub ranks: u32,
 }
 
 /// Aggregate figures of an ops run, defined in docs/metrics.md.
@@ -349,6 +411,13 @@ pub struct BandwidthParams {
     /// Blocks fetched ahead with the prefetch policy.
     #[serde(default)]
     pub prefetch: usize,
+    /// Processes (MPI ranks), each with its own file `<path>.rank<R>` when more than 1.
+    #[serde(default = "one")]
+    pub ranks: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Figures of one phase (upload or download), defined in docs/metrics.md.

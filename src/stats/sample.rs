@@ -6,7 +6,7 @@
 //! counters per operation kind without locking or allocating, and optionally keeps the events and
 //! streams them to a writer thread.
 
-use super::histogram::Histogram;
+use super::histogram::{Histogram, HistogramData};
 use serde::{Deserialize, Serialize};
 use std::sync::mpsc::Sender;
 
@@ -239,6 +239,65 @@ impl Recorder {
     }
 }
 
+/// One accumulator in serialized form: what a rank sends rank 0 (a few KiB, whatever the count).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AccumulatorData {
+    /// The kind of operation.
+    pub op: OpKind,
+    /// Latencies of the successful operations.
+    pub latency: HistogramData,
+    /// Times to first byte of the successful operations.
+    pub first_byte: HistogramData,
+    /// Successful operations.
+    pub ok: u64,
+    /// Failed operations.
+    pub errors: u64,
+    /// Bytes moved by successful operations.
+    pub bytes: u64,
+    /// Earliest start, ns since the epoch.
+    pub first_start_ns: Option<u64>,
+    /// Latest end, ns since the epoch.
+    pub last_end_ns: Option<u64>,
+}
+
+impl Recorder {
+    /// The statistics (not the events) in serialized form: only the kinds that occurred.
+    pub fn to_data(&self) -> Vec<AccumulatorData> {
+        OpKind::ALL
+            .iter()
+            .zip(&self.ops)
+            .filter(|(_, a)| a.ok + a.errors > 0)
+            .map(|(&op, a)| AccumulatorData {
+                op,
+                latency: a.latency.to_data(),
+                first_byte: a.first_byte.to_data(),
+                ok: a.ok,
+                errors: a.errors,
+                bytes: a.bytes,
+                first_start_ns: a.first_start_ns,
+                last_end_ns: a.last_end_ns,
+            })
+            .collect()
+    }
+
+    /// Adds statistics in serialized form (another rank's) to this recorder.
+    pub fn merge_data(&mut self, data: &[AccumulatorData]) -> Result<(), String> {
+        for d in data {
+            let acc = OpAccumulator {
+                latency: Histogram::from_data(&d.latency)?,
+                first_byte: Histogram::from_data(&d.first_byte)?,
+                ok: d.ok,
+                errors: d.errors,
+                bytes: d.bytes,
+                first_start_ns: d.first_start_ns,
+                last_end_ns: d.last_end_ns,
+            };
+            self.ops[d.op.index()].merge(&acc);
+        }
+        Ok(())
+    }
+}
+
 impl Default for Recorder {
     fn default() -> Self {
         Self::new()
@@ -289,6 +348,33 @@ mod tests {
         assert_eq!(a.op(OpKind::Delete).ok, 1);
         let ends: Vec<u64> = a.events().iter().map(|e| e.end_ns).collect();
         assert_eq!(ends, vec![60, 90, 99]);
+    }
+
+    #[test]
+    fn serialized_statistics_merge_like_the_recorders_themselves() {
+        let mut a = Recorder::new();
+        let mut b = Recorder::new();
+        a.record(ev(OpKind::Upload, 100, 0, 1_000, None));
+        b.record(ev(OpKind::Upload, 50, 200, 3_200, None));
+        b.record(ev(OpKind::Upload, 0, 300, 400, Some("refused")));
+        b.record(ev(OpKind::Stat, 0, 10, 20, None));
+        // Through JSON, as a rank sends it.
+        let wire = serde_json::to_vec(&b.to_data()).unwrap();
+        let mut via_data = Recorder::new();
+        via_data.record(ev(OpKind::Upload, 100, 0, 1_000, None));
+        via_data.merge_data(&serde_json::from_slice::<Vec<AccumulatorData>>(&wire).unwrap()).unwrap();
+        a.merge(b);
+        for k in OpKind::ALL {
+            let (x, y) = (a.op(k), via_data.op(k));
+            assert_eq!((x.ok, x.errors, x.bytes), (y.ok, y.errors, y.bytes), "{k:?}");
+            assert_eq!((x.first_start_ns, x.last_end_ns), (y.first_start_ns, y.last_end_ns));
+            assert_eq!(x.latency, y.latency);
+        }
+        let up = via_data.op(OpKind::Upload);
+        assert_eq!((up.ok, up.errors, up.bytes, up.latency.sum()), (2, 1, 150, 4_000));
+        assert_eq!((up.first_start_ns, up.last_end_ns), (Some(0), Some(3_200)));
+        // Only the kinds that occurred travel.
+        assert_eq!(a.to_data().len(), 2);
     }
 
     #[test]

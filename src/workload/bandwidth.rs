@@ -6,10 +6,11 @@ use super::Failure;
 use crate::run::cpu::CpuTimes;
 use crate::run::RunContext;
 use crate::stats::aggregate;
-use crate::stats::report::{BandwidthParams, CounterGroup, Params, RunReport};
-use crate::stats::sample::{Event, OpKind, Recorder};
+use crate::stats::report::{add_counter_groups, BandwidthParams, CounterGroup, Params, RunReport, TaskReport};
+use crate::stats::sample::{AccumulatorData, Event, OpKind, Recorder};
 use crate::target::aligned::AlignedBuf;
 use crate::target::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -84,12 +85,36 @@ impl BandwidthPlan {
 }
 
 /// Where the run writes: the file, and the run directory if storebench created one.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Layout {
-    /// The data file's path in the store.
+    /// The data file's path in the store (with several ranks, each adds `.rank<R>` to it).
     pub file: String,
     /// A directory created for this run, removed at the end unless `--keep`.
     pub run_dir: Option<String>,
+    /// Processes, each with its own file.
+    pub ranks: u32,
+}
+
+impl Layout {
+    /// The file rank `r` works on: the file itself in a run of one, else `<file>.rank<r>`.
+    pub fn file_of(&self, r: u32) -> String {
+        if self.ranks <= 1 {
+            self.file.clone()
+        } else {
+            format!("{}.rank{r}", self.file)
+        }
+    }
+
+    /// Rank `r`'s own layout. With several ranks it leaves the run directory to rank 0, which
+    /// removes it once every rank is done.
+    pub fn of_rank(&self, r: u32) -> Layout {
+        let run_dir = if self.ranks <= 1 { self.run_dir.clone() } else { None };
+        Layout { file: self.file_of(r), run_dir, ranks: 1 }
+    }
+
+    fn files(&self) -> Vec<String> {
+        (0..self.ranks.max(1)).map(|r| self.file_of(r)).collect()
+    }
 }
 
 fn join(dir: &str, name: &str) -> String {
@@ -119,20 +144,28 @@ pub fn unique_name() -> String {
 
 /// Decides the file to write: inside a fresh run directory when the URL names a directory (or the store's
 /// root), else the URL's path itself, which must not exist unless `--overwrite`. Creates the run directory.
-pub fn prepare_layout(plan: &BandwidthPlan, target: &Target) -> Result<Layout, String> {
+/// With several ranks every rank has its own file, `<file>.rank<R>`, and all of them are checked.
+pub fn prepare_layout(plan: &BandwidthPlan, target: &Target, ranks: u32) -> Result<Layout, String> {
     let store = &target.store;
     let path = target.path.as_str();
     let meta = store.stat(path).map_err(|e| e.to_string())?;
+    let given = Layout { file: path.to_string(), run_dir: None, ranks };
     if plan.read_only {
-        return match meta {
-            Some(m) if !m.is_dir && m.size >= plan.size => Ok(Layout { file: path.to_string(), run_dir: None }),
-            Some(m) if !m.is_dir => Err(format!(
-                "--read-only: {path} holds {} bytes, fewer than SIZE {}: give a SIZE of at most {}",
-                m.size, plan.size, m.size
-            )),
-            Some(_) => Err(format!("--read-only needs an existing file or object; {path} is a directory")),
-            None => Err(format!("--read-only needs an existing file or object; {path} does not exist")),
-        };
+        for f in given.files() {
+            let m = if f == path { meta } else { store.stat(&f).map_err(|e| e.to_string())? };
+            match m {
+                Some(m) if !m.is_dir && m.size >= plan.size => {}
+                Some(m) if !m.is_dir => {
+                    return Err(format!(
+                        "--read-only: {f} holds {} bytes, fewer than SIZE {}: give a SIZE of at most {}",
+                        m.size, plan.size, m.size
+                    ))
+                }
+                Some(_) => return Err(format!("--read-only needs an existing file or object; {f} is a directory")),
+                None => return Err(format!("--read-only needs an existing file or object; {f} does not exist")),
+            }
+        }
+        return Ok(given);
     }
     let is_dir = path.is_empty() || path.ends_with('/') || meta.is_some_and(|m| m.is_dir);
     if is_dir {
@@ -141,10 +174,15 @@ pub fn prepare_layout(plan: &BandwidthPlan, target: &Target) -> Result<Layout, S
         }
         let dir = join(path, &unique_name());
         store.create_dir(&dir).map_err(|e| format!("cannot create the run directory: {e}"))?;
-        return Ok(Layout { file: join(&dir, "bandwidth.dat"), run_dir: Some(dir) });
+        return Ok(Layout { file: join(&dir, "bandwidth.dat"), run_dir: Some(dir), ranks });
     }
-    if meta.is_some() && !plan.overwrite {
-        return Err(StoreError::AlreadyExists { path: path.to_string() }.to_string());
+    if !plan.overwrite {
+        for f in given.files() {
+            let exists = if f == path { meta.is_some() } else { store.stat(&f).map_err(|e| e.to_string())?.is_some() };
+            if exists {
+                return Err(StoreError::AlreadyExists { path: f }.to_string());
+            }
+        }
     }
     if store.capabilities().directories {
         if let Some(p) = parent(path) {
@@ -155,7 +193,7 @@ pub fn prepare_layout(plan: &BandwidthPlan, target: &Target) -> Result<Layout, S
             }
         }
     }
-    Ok(Layout { file: path.to_string(), run_dir: None })
+    Ok(given)
 }
 
 /// What a bandwidth run leaves besides its recorded operations.
@@ -422,13 +460,16 @@ pub fn read_order(plan: &BandwidthPlan) -> Vec<u64> {
 }
 
 /// Runs the workload on the calling thread. Every operation goes to `rec`; the run stops at the first
-/// failure or at Ctrl-C, and always cleans up what it created unless `--keep`.
+/// failure or at Ctrl-C, and always cleans up what it created unless `--keep`. `between` runs after
+/// the upload (and rename), whatever their outcome: with several ranks it is the barrier that starts
+/// every rank's download together.
 pub fn run(
     plan: &BandwidthPlan,
     target: &Target,
     layout: &Layout,
     ctx: &RunContext,
     rec: &mut Recorder,
+    between: &mut dyn FnMut() -> Result<(), String>,
 ) -> BandwidthRun {
     let mut out = BandwidthRun::default();
     let order = read_order(plan);
@@ -453,6 +494,9 @@ pub fn run(
         }
     }
 
+    if let Err(e) = between() {
+        result = result.and(Err(Failure::Failed(e)));
+    }
     if result.is_ok() {
         let cpu0 = CpuTimes::process();
         result = bw.download(&file, &order, &mut out);
@@ -486,18 +530,116 @@ pub fn host_name() -> String {
     String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
-/// Builds the run's report from what was recorded.
+/// One rank's figures per phase, for the report's task list.
+pub fn rank_tasks(rec: &Recorder, out: &BandwidthRun, file: &str, rank: u32, host: &str) -> Vec<TaskReport> {
+    [(&aggregate::UPLOAD, out.upload_cpu), (&aggregate::DOWNLOAD, out.download_cpu)]
+        .into_iter()
+        .filter_map(|(ops, cpu)| aggregate::phase_report(rec, ops, cpu, 1))
+        .map(|p| {
+            TaskReport {
+                rank,
+                host: host.to_string(),
+                task: p.name.clone(),
+                repeat: None,
+                path: file.to_string(),
+                ops: p.blocks.count,
+                errors: p.blocks.errors,
+                bytes: p.bytes,
+                ..Default::default()
+            }
+            .timed(p.duration_s)
+        })
+        .collect()
+}
+
+/// What one rank sends rank 0: its statistics (not its events), CPU, counters, outcome and tasks.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RankPart {
+    /// The rank.
+    pub rank: u32,
+    /// Its host.
+    pub host: String,
+    /// Its operations' statistics.
+    pub stats: Vec<AccumulatorData>,
+    /// Its process's CPU time in the upload.
+    pub upload_cpu: CpuTimes,
+    /// Its process's CPU time in the download.
+    pub download_cpu: CpuTimes,
+    /// Its counters.
+    pub counters: Vec<CounterGroup>,
+    /// Why it stopped early: an error, or "interrupted".
+    pub failure: Option<String>,
+    /// Ctrl-C stopped it.
+    pub interrupted: bool,
+    /// What it could not clean up.
+    pub cleanup_errors: Vec<String>,
+    /// Its phases.
+    pub tasks: Vec<TaskReport>,
+}
+
+impl RankPart {
+    /// This rank's part of the run.
+    pub fn new(rank: u32, host: &str, file: &str, rec: &Recorder, out: BandwidthRun) -> RankPart {
+        RankPart {
+            rank,
+            host: host.to_string(),
+            stats: rec.to_data(),
+            tasks: rank_tasks(rec, &out, file, rank, host),
+            upload_cpu: out.upload_cpu,
+            download_cpu: out.download_cpu,
+            counters: out.counters,
+            interrupted: out.failure == Some(Failure::Interrupted),
+            failure: match out.failure {
+                Some(Failure::Failed(m)) => Some(m),
+                _ => None,
+            },
+            cleanup_errors: out.cleanup_errors,
+        }
+    }
+}
+
+/// Rank 0's merge of every rank's part: the statistics and counters summed, CPU summed, the first
+/// failure named with its rank and host, the tasks in rank order.
+pub fn merge_ranks(parts: Vec<RankPart>) -> Result<(Recorder, BandwidthRun, Vec<TaskReport>), String> {
+    let mut rec = Recorder::new();
+    let mut out = BandwidthRun::default();
+    let mut tasks = Vec::new();
+    let mut failed = None;
+    for p in parts {
+        rec.merge_data(&p.stats).map_err(|e| format!("rank {}'s statistics: {e}", p.rank))?;
+        let add =
+            |a: CpuTimes, b: CpuTimes| CpuTimes { user_s: a.user_s + b.user_s, system_s: a.system_s + b.system_s };
+        out.upload_cpu = add(out.upload_cpu, p.upload_cpu);
+        out.download_cpu = add(out.download_cpu, p.download_cpu);
+        add_counter_groups(&mut out.counters, p.counters);
+        if failed.is_none() {
+            failed = p.failure.map(|m| Failure::Failed(format!("rank {} ({}): {m}", p.rank, p.host)));
+        }
+        if p.interrupted && out.failure.is_none() {
+            out.failure = Some(Failure::Interrupted);
+        }
+        out.cleanup_errors.extend(p.cleanup_errors.into_iter().map(|e| format!("rank {}: {e}", p.rank)));
+        tasks.extend(p.tasks);
+    }
+    if failed.is_some() {
+        out.failure = failed;
+    }
+    Ok((rec, out, tasks))
+}
+
+/// Builds the run's report from what was recorded (by one process, or merged from every rank).
 pub fn report(
     plan: &BandwidthPlan,
     target: &Target,
     layout: &Layout,
     rec: &Recorder,
     out: &BandwidthRun,
+    tasks: Vec<TaskReport>,
     started_at: String,
 ) -> RunReport {
     let phases = [(&aggregate::UPLOAD, out.upload_cpu), (&aggregate::DOWNLOAD, out.download_cpu)]
         .into_iter()
-        .filter_map(|(ops, cpu)| aggregate::phase_report(rec, ops, cpu))
+        .filter_map(|(ops, cpu)| aggregate::phase_report(rec, ops, cpu, layout.ranks))
         .collect();
     let params = Params::Bandwidth(BandwidthParams {
         size: plan.size,
@@ -515,6 +657,7 @@ pub fn report(
         verify: plan.verify,
         seed: plan.seed,
         prefetch: plan.prefetch,
+        ranks: layout.ranks,
     });
     let engine = target.store.engine(plan.direct);
     RunReport {
@@ -522,6 +665,7 @@ pub fn report(
         ops: aggregate::op_stats(rec),
         events: rec.events().to_vec(),
         counters: out.counters.clone(),
+        tasks,
         ..super::base_report("bandwidth", target, engine, params, out.failure.as_ref(), started_at)
     }
 }
@@ -568,10 +712,10 @@ mod tests {
         for policy in [ReadPolicy::WholeFile, ReadPolicy::Sequential, ReadPolicy::Random, ReadPolicy::Prefetch] {
             let p = plan(10_000, 4096, policy);
             let target = MemoryStore::target(&format!("unit-{}/", policy.name()));
-            let layout = prepare_layout(&p, &target).unwrap();
+            let layout = prepare_layout(&p, &target, 1).unwrap();
             let ctx = RunContext::new(Arc::new(AtomicBool::new(false)));
             let mut rec = Recorder::new().keep_events(32);
-            let out = run(&p, &target, &layout, &ctx, &mut rec);
+            let out = run(&p, &target, &layout, &ctx, &mut rec, &mut || Ok(()));
             assert_eq!(out.failure, None, "{policy:?}");
             assert_eq!(rec.op(OpKind::UploadBlock).ok, 3);
             assert_eq!(rec.op(OpKind::UploadBlock).bytes, 10_000);
@@ -582,14 +726,67 @@ mod tests {
         }
     }
 
+    /// The worked example of docs/metrics.md: rank 0 uploads 100 MiB from 0 to 2 s, rank 1 from
+    /// 0.1 s to 4 s (and fails to download). Phase: 4 s, 50 MiB/s; ranks 50 and 100 / 3.9 MiB/s.
+    #[test]
+    fn ranks_merge_by_hand() {
+        let mib = 1u64 << 20;
+        let ms = 1_000_000u64;
+        let mut parts = Vec::new();
+        for (rank, start, end) in [(0u32, 0, 2_000), (1, 100, 4_000)] {
+            let mut rec = Recorder::new();
+            let ev = |op, bytes, s: u64, e: u64| Event {
+                op,
+                bytes,
+                offset: 0,
+                start_ns: s * ms,
+                first_byte_ns: s * ms,
+                end_ns: e * ms,
+                error: None,
+            };
+            rec.record(ev(OpKind::CreateFile, 0, start, start + 1));
+            rec.record(ev(OpKind::UploadBlock, 100 * mib, start + 1, end - 1));
+            rec.record(ev(OpKind::CloseUpload, 0, end - 1, end));
+            rec.record(ev(OpKind::Upload, 100 * mib, start, end));
+            let mut out = BandwidthRun {
+                upload_cpu: CpuTimes { user_s: 0.75, system_s: 0.25 },
+                counters: vec![CounterGroup { scope: "store".into(), counters: vec![("create_calls".into(), 1)] }],
+                ..Default::default()
+            };
+            if rank == 1 {
+                out.failure = Some(Failure::Failed("open failed: refused".into()));
+            }
+            let part = RankPart::new(rank, &format!("node{rank}"), &format!("f.rank{rank}"), &rec, out);
+            // Through JSON, as it travels.
+            parts.push(serde_json::from_slice(&serde_json::to_vec(&part).unwrap()).unwrap());
+        }
+        let (rec, out, tasks) = merge_ranks(parts).unwrap();
+        assert_eq!(out.failure, Some(Failure::Failed("rank 1 (node1): open failed: refused".into())));
+        assert_eq!(out.counters[0].counters, [("create_calls".to_string(), 2)]);
+        let layout = Layout { file: "f".into(), run_dir: None, ranks: 2 };
+        let target = MemoryStore::target("unit-ranks/");
+        let r =
+            report(&plan(100 * mib, 100 * mib, ReadPolicy::WholeFile), &target, &layout, &rec, &out, tasks, "t".into());
+        let up = &r.phases[0];
+        assert!(up.complete && (up.duration_s - 4.0).abs() < 1e-12 && (up.mbyte_per_s - 50.0).abs() < 1e-9);
+        assert!((up.cpu.total_s - 2.0).abs() < 1e-12);
+        let rates: Vec<(u32, &str, f64)> = r.tasks.iter().map(|t| (t.rank, t.host.as_str(), t.mib_per_s)).collect();
+        assert_eq!((rates[0].0, rates[0].1), (0, "node0"));
+        assert!((rates[0].2 - 50.0).abs() < 1e-9);
+        assert_eq!((rates[1].0, rates[1].1), (1, "node1"));
+        assert!((rates[1].2 - 100.0 / 3.9).abs() < 1e-9, "{}", rates[1].2);
+        assert_eq!(r.tasks[1].path, "f.rank1");
+        assert_eq!(layout.file_of(1), "f.rank1");
+    }
+
     #[test]
     fn interrupted_run_stops_and_cleans_up() {
         let p = plan(1 << 20, 4096, ReadPolicy::Sequential);
         let target = MemoryStore::target("unit-interrupt/");
-        let layout = prepare_layout(&p, &target).unwrap();
+        let layout = prepare_layout(&p, &target, 1).unwrap();
         let ctx = RunContext::new(Arc::new(AtomicBool::new(true)));
         let mut rec = Recorder::new();
-        let out = run(&p, &target, &layout, &ctx, &mut rec);
+        let out = run(&p, &target, &layout, &ctx, &mut rec, &mut || Ok(()));
         assert_eq!(out.failure, Some(Failure::Interrupted));
         assert_eq!(rec.op(OpKind::UploadBlock).ok, 0);
         assert!(!target.store.exists(&layout.file).unwrap());

@@ -456,12 +456,7 @@ pub fn merge(results: Vec<RankResult>) -> Outcome {
         if let Some(h) = r.calls.as_ref().and_then(|d| Histogram::from_data(d).ok()) {
             out.calls.merge(&h);
         }
-        for (k, v) in r.counters {
-            match out.counters.iter_mut().find(|(n, _)| *n == k) {
-                Some(c) => c.1 += v,
-                None => out.counters.push((k, v)),
-            }
-        }
+        crate::stats::report::add_counters(&mut out.counters, r.counters);
     }
     out.tasks.sort_by_key(|t| t.task);
     if !single {

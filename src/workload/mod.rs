@@ -49,6 +49,7 @@ pub fn base_report(
         ops_run: None,
         ranges_run: None,
         dfsio_run: None,
+        tasks: Vec::new(),
     }
 }
 

@@ -11,9 +11,11 @@ use crate::run::RunContext;
 use crate::stats::aggregate::{self, cpu_report, latency_stats};
 use crate::stats::report::{
     CounterGroup, Figure, FigureStats, OpsParams, OpsRun, OpsSummary, Params, RepeatReport, RunReport, SecondSample,
+    TaskReport,
 };
-use crate::stats::sample::{Event, OpAccumulator, OpKind, Recorder};
+use crate::stats::sample::{AccumulatorData, Event, OpAccumulator, OpKind, Recorder};
 use crate::target::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -127,6 +129,8 @@ pub struct ThreadRun {
     pub done: Vec<(u64, u64)>,
     /// The first failure messages.
     pub errors: Vec<String>,
+    /// Failed operations.
+    pub failed: u64,
     /// Ctrl-C stopped it.
     pub interrupted: bool,
 }
@@ -146,7 +150,7 @@ fn join(dir: &str, name: &str) -> String {
 }
 
 /// The files a run made and must remove, and the base directory it made, if any.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Prepared {
     /// The base directory or prefix the operations work in.
     pub base: String,
@@ -525,6 +529,7 @@ pub fn run_thread(
                 ctx.bytes_done.fetch_add(bytes, Ordering::Relaxed);
             }
             Some(e) => {
+                out.failed += 1;
                 if out.errors.len() < FIRST_ERRORS {
                     out.errors.push(format!("{}: {e}", op.name()));
                 }
@@ -561,20 +566,44 @@ fn merged(plan: &OpsPlan, rec: &Recorder) -> OpAccumulator {
     acc
 }
 
+/// When each thread's last successful operation ended (0 for none), ns since the repeat's start.
+pub fn thread_ends(threads: &[ThreadRun]) -> Vec<u64> {
+    threads.iter().map(|t| t.done.last().map_or(0, |d| d.0)).collect()
+}
+
+/// Operations and bytes that had ended by `ns`.
+pub fn done_by(threads: &[ThreadRun], ns: u64) -> (u64, u64) {
+    let (mut ops, mut bytes) = (0, 0);
+    for (end, b) in threads.iter().flat_map(|t| t.done.iter()) {
+        if *end <= ns {
+            ops += 1;
+            bytes += b;
+        }
+    }
+    (ops, bytes)
+}
+
 /// The aggregate figures: both throughput definitions (until the last thread ends, and until the first
 /// thread ends: "stonewall").
 pub fn summarize(plan: &OpsPlan, rec: &Recorder, threads: &[ThreadRun], cpu: CpuTimes) -> OpsSummary {
+    let ends = thread_ends(threads);
+    let stonewall = done_by(threads, ends.iter().copied().min().unwrap_or(0));
+    summarize_parts(plan, rec, &ends, stonewall, cpu)
+}
+
+/// The aggregate figures from every thread's end (of every rank: their clocks start at a common
+/// barrier) and the operations and bytes done by the first thread's end.
+pub fn summarize_parts(
+    plan: &OpsPlan,
+    rec: &Recorder,
+    ends: &[u64],
+    stonewall: (u64, u64),
+    cpu: CpuTimes,
+) -> OpsSummary {
     let acc = merged(plan, rec);
-    let ends: Vec<u64> = threads.iter().map(|t| t.done.last().map_or(0, |d| d.0)).collect();
     let wall_ns = ends.iter().copied().max().unwrap_or(0);
     let stonewall_ns = ends.iter().copied().min().unwrap_or(0);
-    let (mut sw_ops, mut sw_bytes) = (0, 0);
-    for (end, bytes) in threads.iter().flat_map(|t| t.done.iter()) {
-        if *end <= stonewall_ns {
-            sw_ops += 1;
-            sw_bytes += bytes;
-        }
-    }
+    let (sw_ops, sw_bytes) = stonewall;
     let secs = |ns: u64| ns as f64 / 1e9;
     let per_s = |x: f64, ns: u64| if ns > 0 { x / secs(ns) } else { 0.0 };
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
@@ -591,6 +620,47 @@ pub fn summarize(plan: &OpsPlan, rec: &Recorder, threads: &[ThreadRun], cpu: Cpu
         stonewall_mib_per_s: per_s(mib(sw_bytes), stonewall_ns),
         latency: latency_stats(&acc),
         cpu: cpu_report(cpu, acc.bytes),
+    }
+}
+
+/// Each thread's share of a repeat, for the report's task list; `first` is the global index of the
+/// first thread (rank x threads with MPI).
+pub fn thread_tasks(
+    threads: &[ThreadRun],
+    first: usize,
+    repeat: usize,
+    base: &str,
+    rank: u32,
+    host: &str,
+) -> Vec<TaskReport> {
+    threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            TaskReport {
+                rank,
+                host: host.to_string(),
+                task: format!("thread {}", first + i),
+                repeat: Some(repeat),
+                path: file_of(base, first + i),
+                ops: t.done.len() as u64,
+                errors: t.failed,
+                bytes: t.done.iter().map(|d| d.1).sum(),
+                ..Default::default()
+            }
+            .timed(t.done.last().map_or(0, |d| d.0) as f64 / 1e9)
+        })
+        .collect()
+}
+
+/// Adds per-second samples (another rank's) to `into`, second by second.
+pub fn add_seconds(into: &mut Vec<SecondSample>, from: &[SecondSample]) {
+    for x in from {
+        while into.len() as u64 <= x.second {
+            into.push(SecondSample { second: into.len() as u64, ..Default::default() });
+        }
+        into[x.second as usize].ops += x.ops;
+        into[x.second as usize].bytes += x.bytes;
     }
 }
 
@@ -700,16 +770,55 @@ pub fn repeat_report(
     plan: &OpsPlan,
     repeat: usize,
     rec: &Recorder,
-    threads: &[ThreadRun],
-    cpu: CpuTimes,
+    summary: OpsSummary,
+    per_second: Vec<SecondSample>,
 ) -> RepeatReport {
-    let summary = summarize(plan, rec, threads, cpu);
-    RepeatReport {
-        repeat,
-        figures: figures(plan, rec, &summary),
-        summary,
-        ops: aggregate::op_stats(rec),
-        per_second: per_second(threads),
+    RepeatReport { repeat, figures: figures(plan, rec, &summary), summary, ops: aggregate::op_stats(rec), per_second }
+}
+
+/// What one rank sends rank 0 after a repeat: a few KiB whatever the number of operations.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct RepeatPart {
+    /// The rank.
+    pub rank: u32,
+    /// Its operations' statistics.
+    pub stats: Vec<AccumulatorData>,
+    /// When each of its threads' last operation ended, ns since the repeat's start.
+    pub ends: Vec<u64>,
+    /// Its operations per second.
+    pub per_second: Vec<SecondSample>,
+    /// Its process's CPU time in the repeat.
+    pub cpu: CpuTimes,
+    /// Its first failures.
+    pub first_errors: Vec<String>,
+    /// Ctrl-C stopped it.
+    pub interrupted: bool,
+    /// Its threads' shares.
+    pub tasks: Vec<TaskReport>,
+    /// Its store's counters so far.
+    pub counters: Vec<(String, u64)>,
+}
+
+impl RepeatPart {
+    /// Adds another rank's part: statistics into `rec`, the rest into this part.
+    pub fn absorb(&mut self, rec: &mut Recorder, other: RepeatPart, ranks: u32) -> Result<(), String> {
+        rec.merge_data(&other.stats).map_err(|e| format!("rank {}'s statistics: {e}", other.rank))?;
+        self.ends.extend(other.ends);
+        add_seconds(&mut self.per_second, &other.per_second);
+        self.cpu.user_s += other.cpu.user_s;
+        self.cpu.system_s += other.cpu.system_s;
+        let rank = other.rank;
+        self.first_errors.extend(other.first_errors.into_iter().map(|e| {
+            if ranks > 1 {
+                format!("rank {rank}: {e}")
+            } else {
+                e
+            }
+        }));
+        self.interrupted |= other.interrupted;
+        self.tasks.extend(other.tasks);
+        crate::stats::report::add_counters(&mut self.counters, other.counters);
+        Ok(())
     }
 }
 
@@ -724,6 +833,7 @@ pub fn report(
     counters: Vec<CounterGroup>,
     failure: Option<&Failure>,
     started_at: String,
+    ranks: u32,
 ) -> RunReport {
     let params = Params::Ops(OpsParams {
         op: plan.name().into(),
@@ -739,6 +849,7 @@ pub fn report(
         random: plan.random,
         seed: plan.seed,
         path: prepared.base.clone(),
+        ranks,
     });
     RunReport {
         ops: aggregate::op_stats(all),
@@ -853,6 +964,64 @@ mod tests {
         let get = |n: &str| figs.iter().find(|f| f.name == n).unwrap().value;
         assert_eq!(get("WriteRate(B/S)"), (6 << 20) as f64 / 4.0);
         assert_eq!((get("WriteTime(S)"), get("WriteTotal(B)")), (4.0, (6 << 20) as f64));
+    }
+
+    /// The same two threads as above, on two ranks (one each): merging the ranks' parts and counting
+    /// each rank's operations by the first end gives the one-process figures exactly.
+    #[test]
+    fn two_ranks_give_the_one_process_figures() {
+        let plan = plan(vec![(Op::CreateWrite, 1)]);
+        let s = |x: f64| (x * 1e9) as u64;
+        let ranks = [
+            (thread(&[(s(1.0), 1 << 20), (s(2.0), 1 << 20)]), vec![(0.0, 1.0), (1.0, 2.0)]),
+            (
+                thread(&[(s(0.5), 1 << 20), (s(1.5), 1 << 20), (s(2.5), 1 << 20), (s(4.0), 1 << 20)]),
+                vec![(0.0, 0.5), (0.5, 1.5), (1.5, 2.5), (2.5, 4.0)],
+            ),
+        ];
+        let mut merged = RepeatPart::default();
+        let mut rec = Recorder::new();
+        for (r, (t, ops)) in ranks.iter().enumerate() {
+            let mut own = Recorder::new();
+            for &(a, b) in ops {
+                own.record(Event {
+                    op: OpKind::Upload,
+                    bytes: 1 << 20,
+                    offset: 0,
+                    start_ns: s(a),
+                    first_byte_ns: s(b),
+                    end_ns: s(b),
+                    error: None,
+                });
+            }
+            let threads = std::slice::from_ref(t);
+            let part = RepeatPart {
+                rank: r as u32,
+                stats: own.to_data(),
+                ends: thread_ends(threads),
+                per_second: per_second(threads),
+                cpu: CpuTimes { user_s: 0.5, system_s: 0.0 },
+                tasks: thread_tasks(threads, r, 1, "d", r as u32, "h"),
+                ..Default::default()
+            };
+            merged.absorb(&mut rec, part, 2).unwrap();
+        }
+        // Rank 0 announces F = 2 s; each rank counts its own operations by then: 2 + 2.
+        let first = merged.ends.iter().copied().min().unwrap();
+        assert_eq!(first, s(2.0));
+        let (a, b) =
+            (done_by(std::slice::from_ref(&ranks[0].0), first), done_by(std::slice::from_ref(&ranks[1].0), first));
+        let sum = summarize_parts(&plan, &rec, &merged.ends, (a.0 + b.0, a.1 + b.1), merged.cpu);
+        assert_eq!((sum.ops, sum.bytes, sum.wall_s, sum.stonewall_s), (6, 6 << 20, 4.0, 2.0));
+        assert_eq!((sum.stonewall_ops, sum.stonewall_bytes), (4, 4 << 20));
+        assert!((sum.ops_per_s - 1.5).abs() < 1e-12 && (sum.stonewall_mib_per_s - 2.0).abs() < 1e-12);
+        assert_eq!(sum.cpu.total_s, 1.0);
+        let ps: Vec<u64> = merged.per_second.iter().map(|x| x.ops).collect();
+        assert_eq!(ps, [1, 2, 2, 0, 1]);
+        // Thread 1 is rank 1's: 4 MiB by 4 s = 1 MiB/s.
+        let t1 = &merged.tasks[1];
+        assert_eq!((t1.task.as_str(), t1.rank, t1.ops, t1.path.as_str()), ("thread 1", 1, 4, "d/test_1"));
+        assert!((t1.seconds - 4.0).abs() < 1e-12 && (t1.mib_per_s - 1.0).abs() < 1e-12);
     }
 
     #[test]
