@@ -1,5 +1,6 @@
-//! dfsio, bandwidth and ops across 4 MPI ranks (Open MPI's mpirun on loopback), built with `--features mpi`. The test
-//! script installs Open MPI and runs these with `cargo test --features mpi --test mpi`.
+//! dfsio, bandwidth and ops across 4 MPI ranks (Open MPI's mpirun on loopback), built with
+//! `--features mpi`. The test script installs Open MPI and runs these with
+//! `cargo test --features mpi --test mpi`.
 #![cfg(feature = "mpi")]
 
 use std::process::{Command, Output, Stdio};
