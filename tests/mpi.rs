@@ -117,23 +117,12 @@ fn four_ranks_on_memory_and_s3() {
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Total MBytes processed: 8.0"));
-    let (Ok(ep), Ok(bucket), Ok(ak), Ok(sk)) = (
-        std::env::var("STOREBENCH_S3_ENDPOINT"),
-        std::env::var("STOREBENCH_S3_BUCKET"),
-        std::env::var("STOREBENCH_S3_ACCESS_KEY"),
-        std::env::var("STOREBENCH_S3_SECRET_KEY"),
-    ) else {
-        assert!(std::env::var("STOREBENCH_REQUIRE_S3").is_err(), "no S3 server");
-        return;
-    };
+    let Some((bucket, keys, sk)) = s3_keys() else { return };
     let root = format!("s3://{bucket}/mpi-{}/TestDFSIO", std::process::id());
-    let keys = [format!("fs.s3a.endpoint={ep}"), format!("fs.s3a.access.key={ak}"), format!("fs.s3a.secret.key={sk}")];
     for mode in ["-write", "-read", "-clean"] {
-        let mut a =
+        let a =
             vec!["dfsio", mode, "-nrFiles", "6", "-fileSize", "3MB", "-rootDir", &root, "-q", "-resFile", "/dev/null"];
-        for k in &keys {
-            a.extend(["-D", k.as_str()]);
-        }
+        let a = with_keys(a, &keys);
         let out = mpirun("4", &a);
         assert!(out.status.success(), "{mode}: {}", String::from_utf8_lossy(&out.stderr));
         let stdout = String::from_utf8_lossy(&out.stdout);
