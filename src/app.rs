@@ -149,7 +149,7 @@ fn discard(path: Option<&std::path::Path>, file: Option<std::fs::File>) {
 }
 
 fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
-    use crate::run::dist::WAIT;
+    use crate::run::dist::{wait_after, WAIT};
     use crate::stats::report::{CounterGroup, OpsRun};
     use crate::workload::ops;
     let began = std::time::Instant::now();
@@ -168,9 +168,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
         }
     }
     let json_file = if leads { create_json(args.json.as_deref())? } else { None };
-    let prepared = if leads { ops::prepare(&target, &all_plan, default_base) } else { Err(String::new()) };
-    let shared = dist.announce(prepared.and_then(|p| serde_json::to_vec(&p).map_err(|e| e.to_string())), WAIT);
-    let prepared: ops::Prepared = match shared.and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
+    let prepared = match dist.share(|| ops::prepare(&target, &all_plan, default_base), WAIT) {
         Ok(p) => p,
         Err(e) => {
             discard(args.json.as_deref(), json_file);
@@ -187,7 +185,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     let mut interrupted = false;
     let mut failed_ops = 0;
     for repeat in 1..=plan.repeats {
-        let wait = WAIT.max(began.elapsed() * 4);
+        let wait = wait_after(began);
         dist.barrier(wait).map_err(Error::Run)?;
         let ctx = RunContext::new(stop.clone());
         let shared = ops::RepeatShared::default();
@@ -213,7 +211,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
             // Rank 0 adds its own counters at the end, after the clean-up.
             counters: if leads { Vec::new() } else { target.store.counters() },
         };
-        let wait = WAIT.max(began.elapsed() * 4);
+        let wait = wait_after(began);
         let gathered = gather_or_abort(&dist, serde_json::to_vec(&part).unwrap_or_default(), wait);
         // The stonewall is the first thread's end over every rank; each rank counts what it had
         // done by then (exact, and a few bytes per rank).
@@ -221,9 +219,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
             Some(parts) => {
                 let mut m = ops::RepeatPart::default();
                 let mut rrec = Recorder::new();
-                for b in parts {
-                    let p: ops::RepeatPart = serde_json::from_slice(&b)
-                        .map_err(|e| Error::Run(format!("a rank's result could not be read: {e}")))?;
+                for p in decode_parts::<ops::RepeatPart>(&parts)? {
                     m.absorb(&mut rrec, p, ranks).map_err(Error::Run)?;
                 }
                 Some((m, rrec))
@@ -366,8 +362,7 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
             None => Ok(()),
         };
     };
-    let results: Vec<RankResult> = all.iter().filter_map(|b| serde_json::from_slice(b).ok()).collect();
-    let out = dfsio::merge(results);
+    let out = dfsio::merge(decode_parts::<RankResult>(&all)?);
     let exec_ms = began.elapsed().as_millis() as i64;
     let failure = if let Some(e) = &out.error {
         Some(Failure::Failed(e.clone()))
@@ -690,7 +685,7 @@ fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
 }
 
 fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
-    use crate::run::dist::WAIT;
+    use crate::run::dist::{wait_after, WAIT};
     let began = std::time::Instant::now();
     let (dist, (plan, target)) = join_run(|| crate::plan::bandwidth(&args))?;
     let ranks = dist.size();
@@ -711,9 +706,7 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
     };
     let json_file = if leads { create_json(args.json.as_deref())? } else { None };
     // Rank 0 makes the run directory and checks every rank's file; the others take its layout.
-    let prepared = if leads { bandwidth::prepare_layout(&plan, &target, ranks) } else { Err(String::new()) };
-    let shared = dist.announce(prepared.and_then(|l| serde_json::to_vec(&l).map_err(|e| e.to_string())), WAIT);
-    let layout: bandwidth::Layout = match shared.and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
+    let layout = match dist.share(|| bandwidth::prepare_layout(&plan, &target, ranks), WAIT) {
         Ok(l) => l,
         Err(e) => {
             // Nothing ran: leave no empty report files behind.
@@ -737,7 +730,7 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
     let rec = if ranks == 1 { Recorder::new().keep_events(capacity) } else { Recorder::new() };
     let mut rec = rec.with_sink(sink);
     // The download starts together on every rank; MPI is called from this (the main) thread only.
-    let mut between = || dist.barrier(WAIT.max(began.elapsed() * 4));
+    let mut between = || dist.barrier(wait_after(began));
     let mut out = bandwidth::run(&plan, &target, &mine, &ctx, &mut rec, &mut between);
     rec.close_sink();
     drop(progress);
@@ -750,13 +743,11 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
         let own_failure = part.failure.clone();
         let bytes =
             serde_json::to_vec(&part).map_err(|e| Error::Run(format!("cannot encode this rank's result: {e}")))?;
-        let Some(all) = gather_or_abort(&dist, bytes, WAIT.max(began.elapsed() * 4)) else {
+        let Some(all) = gather_or_abort(&dist, bytes, wait_after(began)) else {
             // Not rank 0: rank 0 reports; this rank's exit code says whether its own part failed.
             return own_failure.map_or(Ok(()), |e| Err(Error::Run(e)));
         };
-        let parts = all.iter().map(|b| serde_json::from_slice(b)).collect::<Result<Vec<_>, _>>();
-        let parts = parts.map_err(|e| Error::Run(format!("a rank's result could not be read: {e}")))?;
-        let (merged, merged_out, tasks) = bandwidth::merge_ranks(parts).map_err(Error::Run)?;
+        let (merged, merged_out, tasks) = bandwidth::merge_ranks(decode_parts(&all)?).map_err(Error::Run)?;
         out = merged_out;
         // Every rank removed its own file; the run directory is rank 0's to remove.
         if let (Some(dir), false) = (&layout.run_dir, plan.keep) {
@@ -805,6 +796,12 @@ fn join_run<T>(plan: impl FnOnce() -> Result<T, String>) -> Result<(crate::run::
         Ok(()) => planned.map(|p| (dist, p)).map_err(Error::from_plan),
         Err(e) => Err(Error::from_plan(e)),
     }
+}
+
+/// The ranks' results rank 0 gathered, in rank order.
+fn decode_parts<T: serde::de::DeserializeOwned>(all: &[Vec<u8>]) -> Result<Vec<T>, Error> {
+    let parts = all.iter().map(|b| serde_json::from_slice(b)).collect::<Result<Vec<T>, _>>();
+    parts.map_err(|e| Error::Run(format!("a rank's result could not be read: {e}")))
 }
 
 /// Sends this rank's result to rank 0, which gets everyone's; a rank that does not answer within

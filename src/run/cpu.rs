@@ -47,6 +47,14 @@ impl CpuTimes {
     }
 }
 
+/// The CPU time of two processes (or two parts of a run) together.
+impl std::ops::Add for CpuTimes {
+    type Output = CpuTimes;
+    fn add(self, other: CpuTimes) -> CpuTimes {
+        CpuTimes { user_s: self.user_s + other.user_s, system_s: self.system_s + other.system_s }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

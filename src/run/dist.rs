@@ -6,9 +6,8 @@
 //! hangs is named instead of hanging the others. Without the `mpi` feature storebench runs as one
 //! process through the same calls.
 
-use std::time::Duration;
-#[cfg(feature = "mpi")]
-use std::time::Instant;
+use serde::{de::DeserializeOwned, Serialize};
+use std::time::{Duration, Instant};
 
 /// Environment variables launchers set, with the number of processes they started: Open MPI's
 /// mpirun, MPICH's Hydra (and PMI-2 srun), and srun's job step.
@@ -21,6 +20,12 @@ pub fn launched_size() -> Option<u32> {
 
 /// How long a rank waits for the others around the run (arguments, plan, barriers) by default.
 pub const WAIT: Duration = Duration::from_secs(120);
+
+/// How long a rank waits for the others once the run is under way: four times as long as the run has
+/// taken so far (ranks may be that much slower than this one), and at least `WAIT`.
+pub fn wait_after(began: Instant) -> Duration {
+    WAIT.max(began.elapsed() * 4)
+}
 
 /// Message tags.
 const TAG_ARGS: i32 = 1;
@@ -116,6 +121,29 @@ impl Dist {
     /// Rank 0 tells every rank whether to go on (an empty message) or why not.
     pub fn verdict(&self, result: Result<(), String>, wait: Duration) -> Result<(), String> {
         self.announce(result.map(|()| Vec::new()), wait).map(|_| ())
+    }
+
+    /// Rank 0 makes a value (a plan, a layout: `make` runs there only) and every rank gets it, or
+    /// the error that stops them.
+    pub fn share<T: Serialize + DeserializeOwned>(
+        &self,
+        make: impl FnOnce() -> Result<T, String>,
+        wait: Duration,
+    ) -> Result<T, String> {
+        if self.size == 1 {
+            return make();
+        }
+        if self.leads() {
+            let value = make();
+            let bytes = match &value {
+                Ok(v) => serde_json::to_vec(v).map_err(|e| format!("cannot encode what rank 0 shares: {e}")),
+                Err(e) => Err(e.clone()),
+            };
+            self.announce(bytes, wait)?;
+            return value;
+        }
+        let bytes = self.announce(Ok(Vec::new()), wait)?;
+        serde_json::from_slice(&bytes).map_err(|e| format!("what rank 0 shared could not be read: {e}"))
     }
 
     /// Rank 0 sends every rank its `value` (a plan it made, a decision), or the error that stops
@@ -250,5 +278,7 @@ mod tests {
         assert_eq!(d.gather(vec![7], Duration::from_millis(1)).unwrap(), Some(vec![vec![7]]));
         assert_eq!(d.verdict(Err("x".into()), Duration::from_millis(1)), Err("x".into()));
         assert_eq!(d.announce(Ok(vec![1, 2]), Duration::from_millis(1)), Ok(vec![1, 2]));
+        assert_eq!(d.share(|| Ok(vec![3u8]), Duration::from_millis(1)), Ok(vec![3]));
+        assert_eq!(d.share::<u8>(|| Err("no plan".into()), Duration::from_millis(1)), Err("no plan".into()));
     }
 }

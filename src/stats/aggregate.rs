@@ -107,7 +107,7 @@ pub fn phase_report(rec: &Recorder, ops: &PhaseOps, cpu: CpuTimes, expected: u32
     }
     let complete = total.ok >= u64::from(expected.max(1));
     let duration_ns = if let (true, Some(first), Some(last)) = (complete, total.first_start_ns, total.last_end_ns) {
-        // One process: exactly its phase's duration.
+        // From the first rank's start to the last one's end; for one process, exactly its phase's duration.
         last.saturating_sub(first) as f64
     } else {
         // An unfinished phase: from its first start to its last end.

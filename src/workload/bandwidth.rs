@@ -607,10 +607,8 @@ pub fn merge_ranks(parts: Vec<RankPart>) -> Result<(Recorder, BandwidthRun, Vec<
     let mut failed = None;
     for p in parts {
         rec.merge_data(&p.stats).map_err(|e| format!("rank {}'s statistics: {e}", p.rank))?;
-        let add =
-            |a: CpuTimes, b: CpuTimes| CpuTimes { user_s: a.user_s + b.user_s, system_s: a.system_s + b.system_s };
-        out.upload_cpu = add(out.upload_cpu, p.upload_cpu);
-        out.download_cpu = add(out.download_cpu, p.download_cpu);
+        out.upload_cpu = out.upload_cpu + p.upload_cpu;
+        out.download_cpu = out.download_cpu + p.download_cpu;
         add_counter_groups(&mut out.counters, p.counters);
         if failed.is_none() {
             failed = p.failure.map(|m| Failure::Failed(format!("rank {} ({}): {m}", p.rank, p.host)));

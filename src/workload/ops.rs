@@ -583,16 +583,9 @@ pub fn done_by(threads: &[ThreadRun], ns: u64) -> (u64, u64) {
     (ops, bytes)
 }
 
-/// The aggregate figures: both throughput definitions (until the last thread ends, and until the first
-/// thread ends: "stonewall").
-pub fn summarize(plan: &OpsPlan, rec: &Recorder, threads: &[ThreadRun], cpu: CpuTimes) -> OpsSummary {
-    let ends = thread_ends(threads);
-    let stonewall = done_by(threads, ends.iter().copied().min().unwrap_or(0));
-    summarize_parts(plan, rec, &ends, stonewall, cpu)
-}
-
-/// The aggregate figures from every thread's end (of every rank: their clocks start at a common
-/// barrier) and the operations and bytes done by the first thread's end.
+/// The aggregate figures, with both throughput definitions (until the last thread ends, and until the
+/// first thread ends: "stonewall"), from every thread's end (of every rank: their clocks start at a
+/// common barrier) and the operations and bytes done by the first thread's end.
 pub fn summarize_parts(
     plan: &OpsPlan,
     rec: &Recorder,
@@ -805,8 +798,7 @@ impl RepeatPart {
         rec.merge_data(&other.stats).map_err(|e| format!("rank {}'s statistics: {e}", other.rank))?;
         self.ends.extend(other.ends);
         add_seconds(&mut self.per_second, &other.per_second);
-        self.cpu.user_s += other.cpu.user_s;
-        self.cpu.system_s += other.cpu.system_s;
+        self.cpu = self.cpu + other.cpu;
         let rank = other.rank;
         self.first_errors.extend(other.first_errors.into_iter().map(|e| {
             if ranks > 1 {
@@ -898,6 +890,13 @@ fn remove_made(target: &Target, prepared: &Prepared, more: Vec<String>) -> Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One process's aggregate figures, as the run computes them for a rank of one.
+    fn summarize(plan: &OpsPlan, rec: &Recorder, threads: &[ThreadRun], cpu: CpuTimes) -> OpsSummary {
+        let ends = thread_ends(threads);
+        let stonewall = done_by(threads, ends.iter().copied().min().unwrap_or(0));
+        summarize_parts(plan, rec, &ends, stonewall, cpu)
+    }
 
     fn thread(done: &[(u64, u64)]) -> ThreadRun {
         ThreadRun { done: done.to_vec(), ..Default::default() }
