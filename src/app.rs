@@ -16,24 +16,8 @@ use clap::Parser;
 use std::ffi::OsString;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 
-/// The process-wide stop flag that Ctrl-C sets.
-fn stop_flag() -> Arc<AtomicBool> {
-    static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    STOP.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = flag.clone();
-        // A second Ctrl-C ends the process at once.
-        let _ = ctrlc::set_handler(move || {
-            if f.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-        flag
-    })
-    .clone()
-}
+use crate::run::signal::stop_flag;
 
 /// Reduces clap's multi-line error to its first paragraph on one line.
 fn one_line(rendered: &str) -> String {
@@ -85,6 +69,7 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
             };
         }
     };
+    let (command, json, url) = (cli.command.name(), cli.command.json().map(|p| p.to_path_buf()), cli.command.target());
     let result = match cli.command {
         Command::Bandwidth(args) => run_bandwidth(args),
         Command::Ops(args) => run_ops(args),
@@ -95,13 +80,60 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
+            // A run that stopped before it wrote its report still leaves one saying why.
+            if let Some(p) = json.filter(|_| !REPORT_WRITTEN.load(Ordering::SeqCst) && !FOLLOWER.load(Ordering::SeqCst))
+            {
+                let text = failure_report(command, url.as_deref(), &e);
+                if let Err(w) = crate::export::open_output(&p, false)
+                    .and_then(|mut f| f.write_all(text.as_bytes()).map_err(|x| x.to_string()))
+                {
+                    eprintln!("storebench: warning: writing the JSON file {} failed: {w}", p.display());
+                }
+            }
             match &e {
-                Error::Interrupted => eprintln!("storebench: interrupted; the figures above cover what was done"),
+                Error::Interrupted => eprintln!(
+                    "storebench: interrupted by {}; the figures above cover what was done",
+                    crate::run::signal::name(crate::run::signal::received().unwrap_or(libc::SIGINT))
+                ),
                 other => eprintln!("storebench: {other}"),
             }
             e.exit_code()
         }
     }
+}
+
+/// Set once a command has written its `--json` report.
+static REPORT_WRITTEN: AtomicBool = AtomicBool::new(false);
+/// Set on MPI ranks other than 0, which write no files.
+static FOLLOWER: AtomicBool = AtomicBool::new(false);
+
+/// The report of a run that failed or was stopped before it had figures: the envelope of every
+/// report (docs/report-schema.md) with the outcome, the error and the exit code.
+fn failure_report(command: &str, target: Option<&str>, e: &Error) -> String {
+    use crate::stats::report::SCHEMA_VERSION;
+    let status = match e {
+        Error::Interrupted => "interrupted",
+        Error::Usage(_) => "refused",
+        Error::Run(_) => "failed",
+    };
+    let error = match e {
+        Error::Interrupted => format!(
+            "interrupted by {}",
+            crate::run::signal::name(crate::run::signal::received().unwrap_or(libc::SIGINT))
+        ),
+        other => other.to_string(),
+    };
+    let doc = serde_json::json!({
+        "schema_version": SCHEMA_VERSION,
+        "tool": "storebench",
+        "version": env!("CARGO_PKG_VERSION"),
+        "command": command,
+        "started_at": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+        "host": bandwidth::host_name(),
+        "target": target.map(crate::target::redact_url),
+        "outcome": { "status": status, "error": error, "exit_code": e.exit_code() },
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
 
 fn print_stdout(text: &str) {
@@ -113,17 +145,19 @@ fn print_stdout(text: &str) {
 
 /// Creates the `--json` file before the run, so an unwritable path fails before anything runs.
 fn create_json(path: Option<&std::path::Path>) -> Result<Option<std::fs::File>, Error> {
-    path.map(|p| {
-        std::fs::File::create(p).map_err(|e| Error::Usage(format!("cannot create the JSON file {}: {e}", p.display())))
-    })
-    .transpose()
+    path.map(|p| crate::export::open_output(p, false).map_err(|e| Error::Usage(format!("--json: {e}")))).transpose()
+}
+
+/// Writes `text` into the `--json` file made by [`create_json`]; returns why it could not.
+fn write_json_text(file: Option<std::fs::File>, path: Option<&std::path::Path>, text: &str) -> Option<String> {
+    let (mut f, p) = (file?, path?);
+    REPORT_WRITTEN.store(true, Ordering::SeqCst);
+    f.write_all(text.as_bytes()).err().map(|e| format!("writing the JSON file {} failed: {e}", p.display()))
 }
 
 /// Writes the report into the `--json` file made by [`create_json`]; returns why it could not.
 fn write_json(file: Option<std::fs::File>, path: Option<&std::path::Path>, report: &RunReport) -> Option<String> {
-    let (mut f, p) = (file?, path?);
-    let text = exporter(Format::Json, false, false).render(report);
-    f.write_all(text.as_bytes()).err().map(|e| format!("writing the JSON file {} failed: {e}", p.display()))
+    write_json_text(file, path, &exporter(Format::Json, false, false).render(report))
 }
 
 /// The end of every run, after its figures are printed: warnings for what could not be cleaned up or
@@ -137,14 +171,6 @@ fn finish(failure: Option<Failure>, cleanup_errors: &[String], file_errors: Vec<
         None => Err(Error::Run(file_errors.join("; "))),
         Some(Failure::Failed(m)) => Err(Error::Run(m)),
         Some(Failure::Interrupted) => Err(Error::Interrupted),
-    }
-}
-
-/// Removes a report file created for a run that never started.
-fn discard(path: Option<&std::path::Path>, file: Option<std::fs::File>) {
-    if let (Some(p), Some(f)) = (path, file) {
-        drop(f);
-        let _ = std::fs::remove_file(p);
     }
 }
 
@@ -171,7 +197,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     let prepared = match dist.share(|| ops::prepare(&target, &all_plan, default_base), WAIT) {
         Ok(p) => p,
         Err(e) => {
-            discard(args.json.as_deref(), json_file);
+            drop(json_file);
             return Err(Error::Run(e));
         }
     };
@@ -281,7 +307,9 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     let mut file_errors = Vec::new();
     file_errors.extend(write_json(json_file, args.json.as_deref(), &report));
     if let Some(p) = &args.csv {
-        if let Err(e) = std::fs::write(p, crate::export::ops::csv(&report)) {
+        let written = crate::export::open_output(p, false)
+            .and_then(|mut f| f.write_all(crate::export::ops::csv(&report).as_bytes()).map_err(|e| e.to_string()));
+        if let Err(e) = written {
             file_errors.push(format!("writing the CSV file {} failed: {e}", p.display()));
         }
     }
@@ -314,7 +342,7 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     // Rank 0 alone makes the directories and checks the files; the others wait for its word.
     let prepared = if leads { dfsio::prepare(&target, &plan) } else { Ok(()) };
     if let Err(e) = dist.verdict(prepared, short) {
-        discard(args.json.as_deref(), json_file);
+        drop(json_file);
         return Err(Error::Run(e));
     }
     let started = std::time::SystemTime::now();
@@ -394,18 +422,26 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     report.counters = vec![CounterGroup { scope: "store".into(), counters }];
     report.dfsio_run = Some(run);
     let mut file_errors = Vec::new();
-    if !hadoop_lines.is_empty() {
-        // TestDFSIO appends its result lines to -resFile; storebench adds the raw aggregates after them.
+    // TestDFSIO appends its result lines to -resFile; storebench adds the raw aggregates after them.
+    // Only a complete run with finite figures is appended: a failed or interrupted one would put
+    // "Number of files: 0" or NaN among the user's results.
+    let complete = failure.is_none() && out.tasks.len() as u64 == plan.nr_files;
+    let finite = report.dfsio_run.as_ref().is_some_and(|d| d.aggregates.is_finite());
+    if !hadoop_lines.is_empty() && complete && finite {
         let raw = report.dfsio_run.as_ref().map(|d| d.aggregates.raw_lines()).unwrap_or_default();
         let text: String = hadoop_lines.iter().chain(raw.iter()).map(|l| format!("{l}\n")).collect();
-        let appended = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&args.res_file)
-            .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()));
+        let appended = crate::export::open_output(&args.res_file, true)
+            .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()).map_err(|e| e.to_string()));
         if let Err(e) = appended {
             file_errors.push(format!("appending to the -resFile {} failed: {e}", args.res_file.display()));
         }
+    } else if !hadoop_lines.is_empty() {
+        eprintln!(
+            "storebench: the run did not complete ({} of {} tasks): nothing was appended to {}",
+            out.tasks.len(),
+            plan.nr_files,
+            args.res_file.display()
+        );
     }
     file_errors.extend(write_json(json_file, args.json.as_deref(), &report));
     let prefix = crate::export::dfsio::log_prefix(std::time::SystemTime::now());
@@ -427,17 +463,37 @@ fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
     if args.runs == 0 {
         return Err(Error::Usage("invalid --runs 0: expected 1 or more".into()));
     }
+    if args.timeout == 0 || args.timeout > 86_400 {
+        return Err(Error::Usage(format!("invalid --timeout {}: expected 1 to 86400 seconds", args.timeout)));
+    }
+    let timeout = std::time::Duration::from_secs(args.timeout);
+    let stop = stop_flag();
+    let json_file = if args.serve.is_some() { None } else { create_json(args.json.as_deref())? };
     if let Some(spec) = &args.serve {
-        let addr = if spec.contains(':') { spec.clone() } else { format!("0.0.0.0:{spec}") };
+        if args.max_connections == Some(0) {
+            return Err(Error::Usage("invalid --max-connections 0: expected 1 or more transfers".into()));
+        }
+        let addr = match (spec.rsplit_once(':'), &args.bind) {
+            (Some(_), Some(_)) => {
+                return Err(Error::Usage(format!(
+                    "--serve {spec} names a host already: drop --bind, or give --serve PORT"
+                )))
+            }
+            (Some(_), None) => spec.clone(),
+            (None, bind) => format!("{}:{spec}", bind.as_deref().unwrap_or("127.0.0.1")),
+        };
         let listener = std::net::TcpListener::bind(&addr)
             .map_err(|e| Error::Run(format!("--serve: cannot listen on {addr}: {e}")))?;
         eprintln!("storebench: receiving on {}", listener.local_addr().map_or(addr.clone(), |a| a.to_string()));
-        t::serve(listener, args.max_connections);
-        return Ok(());
+        t::serve(listener, args.max_connections, timeout, &stop).map_err(|e| Error::Run(format!("--serve: {e}")))?;
+        return if stop.load(std::sync::atomic::Ordering::Relaxed) { Err(Error::Interrupted) } else { Ok(()) };
+    }
+    if args.file.is_none() && args.size == 0 {
+        return Err(Error::Usage("invalid --size 0: the test file needs at least 1 byte (e.g. 1g)".into()));
     }
     let to_file = args.to_file.clone();
     if let Some(p) = &to_file {
-        if p.exists() {
+        if std::fs::symlink_metadata(p).is_ok() {
             return Err(Error::Usage(format!("--to-file {}: it exists; storebench will not replace it", p.display())));
         }
     }
@@ -446,27 +502,14 @@ fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
     let path = match &args.file {
         Some(p) => p.clone(),
         None => {
-            let p = std::env::temp_dir().join(format!("storebench-transfer-{}.bin", std::process::id()));
-            let pattern = crate::workload::data::DataPattern::new(1 << 20, 0x5EED);
-            let mut buf = pattern.buffer();
-            let write = (|| -> std::io::Result<()> {
-                let mut f = std::fs::File::create(&p)?;
-                let mut left = args.size;
-                let mut i = 0;
-                while left > 0 {
-                    pattern.stamp(&mut buf, i);
-                    let n = left.min(1 << 20) as usize;
-                    f.write_all(&buf[..n])?;
-                    left -= n as u64;
-                    i += 1;
+            let p = t::make_test_file(args.size, &stop).map_err(|e| {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    Error::Interrupted
+                } else {
+                    Error::Run(e)
                 }
-                f.sync_all()
-            })();
+            })?;
             made = Some(p.clone());
-            if let Err(e) = write {
-                let _ = std::fs::remove_file(&p);
-                return Err(Error::Run(format!("cannot make the {}-byte test file {}: {e}", args.size, p.display())));
-            }
             p
         }
     };
@@ -475,21 +518,13 @@ fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
             let _ = std::fs::remove_file(p);
         }
     };
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    if args.direct {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_DIRECT);
-    }
-    let file = match opts.open(&path) {
-        Ok(f) => f,
+    let src = match Source::open(&path, args.direct) {
+        Ok(s) => s,
         Err(e) => {
             cleanup(&made);
-            return Err(Error::Usage(format!("cannot open {}: {e}", path.display())));
+            return Err(Error::Usage(e));
         }
     };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let src = Source { file, len, path: path.display().to_string() };
     let source_crc = if args.verify { crate::workload::transfer::file_crc(&path).ok() } else { None };
 
     // Where to: a receiver thread on 127.0.0.1, another host's receiver, or a file.
@@ -523,10 +558,10 @@ fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
         let l = std::net::TcpListener::bind("127.0.0.1:0")
             .map_err(|e| Error::Run(format!("cannot listen on 127.0.0.1: {e}")))?;
         let a = l.local_addr().map_err(|e| Error::Run(e.to_string()))?;
-        std::thread::spawn(move || t::serve(l, Some(attempts)));
+        let never = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        std::thread::spawn(move || t::serve(l, Some(attempts), timeout, &never));
         Some(a)
     };
-    let stop = stop_flag();
     let mut runs: Vec<TransferRun> = Vec::new();
     let mut failure = None;
     'all: for run in 1..=args.runs {
@@ -604,7 +639,7 @@ fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
                             }
                         }
                     }
-                    (None, Some(a)) => match t::to_socket(&src, a, m, b as usize, args.direct, args.verify) {
+                    (None, Some(a)) => match t::to_socket(&src, a, m, b as usize, args.direct, args.verify, timeout) {
                         Ok((Ok(n), wall, cpu, receipt)) => {
                             let mut f = t::figures(m, b, run, n, wall, cpu, receipt.map(|r| r.cpu));
                             if args.verify {
@@ -640,15 +675,14 @@ fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
     let text = crate::export::transfer::text(&src.path, src.len, &to, &runs, args.quiet);
     print_stdout(&text);
     let mut file_errors = Vec::new();
-    if let Some(p) = &args.json {
+    if args.json.is_some() {
         let doc = serde_json::json!({
             "tool": "storebench", "command": "transfer", "version": env!("CARGO_PKG_VERSION"),
             "host": crate::workload::bandwidth::host_name(), "source": src.path, "bytes": src.len, "to": to,
             "runs": runs, "error": failure.as_ref().map(|f| match f { Failure::Failed(m) => m.clone(), Failure::Interrupted => "interrupted".into() }),
         });
-        if let Err(e) = std::fs::write(p, serde_json::to_string_pretty(&doc).unwrap_or_default()) {
-            file_errors.push(format!("writing the JSON file {} failed: {e}", p.display()));
-        }
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        file_errors.extend(write_json_text(json_file, args.json.as_deref(), &text));
     }
     finish(failure, &[], file_errors)
 }
@@ -663,7 +697,7 @@ fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
     if let Some(s) = plan.prepare {
         if let Err(e) = ranges::prepare_object(&target, s, plan.seed) {
-            discard(args.json.as_deref(), json_file);
+            drop(json_file);
             return Err(Error::Run(e));
         }
     }
@@ -709,12 +743,15 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
     let layout = match dist.share(|| bandwidth::prepare_layout(&plan, &target, ranks), WAIT) {
         Ok(l) => l,
         Err(e) => {
-            // Nothing ran: leave no empty report files behind.
+            // Nothing ran: leave no empty CSV behind (when this run made it; the JSON says why).
             if let (Some(c), Some(p)) = (csv, &args.csv) {
+                let created = c.created;
                 let _ = c.finish();
-                let _ = std::fs::remove_file(p);
+                if created {
+                    let _ = std::fs::remove_file(p);
+                }
             }
-            discard(args.json.as_deref(), json_file);
+            drop(json_file);
             return Err(Error::Run(e));
         }
     };
@@ -726,7 +763,8 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
     let ctx = RunContext::new(stop_flag());
     let progress = Progress::start(ctx.bytes_done.clone(), plan.size * 2, args.quiet || !leads);
     let sink = csv.as_ref().map(|c| c.sender.clone());
-    let capacity = (plan.blocks() * 2 + 16) as usize;
+    // Reserve up front for at most a million events; a longer run grows the list as it goes.
+    let capacity = (plan.blocks().saturating_mul(2) + 16).min(1 << 20) as usize;
     let rec = if ranks == 1 { Recorder::new().keep_events(capacity) } else { Recorder::new() };
     let mut rec = rec.with_sink(sink);
     // The download starts together on every rank; MPI is called from this (the main) thread only.
@@ -789,6 +827,7 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
 fn join_run<T>(plan: impl FnOnce() -> Result<T, String>) -> Result<(crate::run::dist::Dist, T), Error> {
     use crate::run::dist::{Dist, WAIT};
     let dist = Dist::init().map_err(Error::Usage)?;
+    FOLLOWER.store(!dist.leads(), Ordering::SeqCst);
     let argv: Vec<String> = std::env::args().skip(1).collect();
     dist.agree(&argv, WAIT).map_err(Error::Usage)?;
     let planned = plan();

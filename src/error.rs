@@ -9,7 +9,8 @@ pub enum Error {
     /// The run failed; what was measured until then has been reported. Exit code 1.
     #[error("{0}")]
     Run(String),
-    /// The user pressed Ctrl-C; what was measured has been reported. Exit code 130.
+    /// SIGINT, SIGTERM or SIGHUP stopped the run; what was measured has been reported. Exit code
+    /// 128 + the signal (130, 143, 129).
     #[error("interrupted")]
     Interrupted,
 }
@@ -30,7 +31,7 @@ impl Error {
         match self {
             Error::Usage(_) => 2,
             Error::Run(_) => 1,
-            Error::Interrupted => 130,
+            Error::Interrupted => crate::run::signal::exit_code(),
         }
     }
 }

@@ -40,6 +40,41 @@ pub enum Command {
     Transfer(transfer::TransferArgs),
 }
 
+impl Command {
+    /// The subcommand's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Bandwidth(_) => "bandwidth",
+            Command::Ops(_) => "ops",
+            Command::Ranges(_) => "ranges",
+            Command::Dfsio(_) => "dfsio",
+            Command::Transfer(_) => "transfer",
+        }
+    }
+
+    /// The `--json` file asked for, if any.
+    pub fn json(&self) -> Option<&std::path::Path> {
+        match self {
+            Command::Bandwidth(a) => a.json.as_deref(),
+            Command::Ops(a) => a.json.as_deref(),
+            Command::Ranges(a) => a.json.as_deref(),
+            Command::Dfsio(a) => a.json.as_deref(),
+            Command::Transfer(a) => a.json.as_deref(),
+        }
+    }
+
+    /// The target as the user named it, if the command has one.
+    pub fn target(&self) -> Option<String> {
+        match self {
+            Command::Bandwidth(a) => a.url.clone(),
+            Command::Ops(a) => a.url.clone(),
+            Command::Ranges(a) => Some(a.url.clone()),
+            Command::Dfsio(a) => a.root_dir.clone(),
+            Command::Transfer(a) => a.file.as_ref().map(|f| f.display().to_string()),
+        }
+    }
+}
+
 /// Long options that may be written with one dash, per subcommand, and the clap option they mean.
 fn single_dash_aliases(subcommand: &str) -> &'static [(&'static str, &'static str)] {
     match subcommand {

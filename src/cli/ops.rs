@@ -82,6 +82,9 @@ fn size_arg(s: &str) -> Result<u64, String> {
 
 fn duration_arg(s: &str) -> Result<std::time::Duration, String> {
     match humantime::parse_duration(s) {
+        Ok(d) if d > crate::plan::MAX_DURATION => {
+            Err(format!("invalid duration '{s}': at most {}", humantime::format_duration(crate::plan::MAX_DURATION)))
+        }
         Ok(d) if !d.is_zero() => Ok(d),
         Ok(_) => Err(format!("invalid duration '{s}': must be longer than 0 (e.g. 30s, 2m)")),
         Err(e) => Err(format!("invalid duration '{s}': {e} (e.g. 30s, 2m, 1h)")),

@@ -49,12 +49,20 @@ pub struct TransferArgs {
     /// The receiver checksums what it gets (CRC32) and the sender checks it; costs receiver CPU.
     #[arg(long)]
     pub verify: bool,
-    /// Run a receiver on [HOST:]PORT (default host 0.0.0.0) for senders on other hosts.
+    /// Run a receiver on [HOST:]PORT for senders on other hosts (host 127.0.0.1 unless --bind or
+    /// HOST says otherwise).
     #[arg(long, value_name = "[HOST:]PORT")]
     pub serve: Option<String>,
-    /// With --serve: stop after this many transfers.
+    /// With --serve: the address to listen on, e.g. 0.0.0.0 for every interface (default 127.0.0.1).
+    #[arg(long, value_name = "ADDR", requires = "serve")]
+    pub bind: Option<String>,
+    /// With --serve: stop after this many transfers (at least 1).
     #[arg(long, value_name = "N", requires = "serve")]
     pub max_connections: Option<u64>,
+    /// Seconds to wait for a silent peer (a receiver that takes no bytes or never confirms them, a
+    /// sender that sends nothing) before giving up on it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub timeout: u64,
     /// Write every run as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

@@ -6,7 +6,6 @@
 use super::Exporter;
 use crate::stats::report::RunReport;
 use crate::stats::sample::{Event, OpKind};
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::mpsc::{channel, Sender};
@@ -72,12 +71,15 @@ pub struct CsvStream {
     /// Where workers send their events.
     pub sender: Sender<Event>,
     handle: JoinHandle<std::io::Result<()>>,
+    /// The file did not exist before: this run made it.
+    pub created: bool,
 }
 
 impl CsvStream {
     /// Creates the file now (so a bad path fails before the run) and starts the writer thread.
     pub fn create(path: &Path) -> Result<Self, String> {
-        let file = File::create(path).map_err(|e| format!("cannot create the CSV file {}: {e}", path.display()))?;
+        let created = std::fs::symlink_metadata(path).is_err();
+        let file = super::open_output(path, false).map_err(|e| format!("--csv: {e}"))?;
         let (sender, receiver) = channel::<Event>();
         let handle = std::thread::Builder::new()
             .name("storebench-csv".into())
@@ -96,7 +98,7 @@ impl CsvStream {
                 w.flush()
             })
             .map_err(|e| format!("cannot start the CSV writer: {e}"))?;
-        Ok(Self { sender, handle })
+        Ok(Self { sender, handle, created })
     }
 
     /// Waits for the writer to finish (every sender must have been dropped).

@@ -38,3 +38,28 @@ pub fn exporter(format: Format, verbose: bool, quiet: bool) -> Box<dyn Exporter>
         Format::Json => Box::new(json::JsonExporter),
     }
 }
+
+/// Opens a report file the user named (`--json`, `--csv`, `-resFile`) for writing: created if
+/// missing, replaced (or, with `append`, added to) only when it is a regular file. A symbolic link,
+/// device, FIFO or directory is refused with one line: report files are never written through a link
+/// or into a device. The check is made on the opened handle, before anything is truncated.
+pub fn open_output(path: &std::path::Path, append: bool) -> Result<std::fs::File, String> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let shown = path.display();
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).append(append);
+    o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);
+    let f = o.open(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => format!("{shown} is a symbolic link: give the report file's own path"),
+        Some(libc::ENXIO) => format!("{shown} is a FIFO: give a regular file"),
+        _ => format!("cannot create {shown}: {e}"),
+    })?;
+    let m = f.metadata().map_err(|e| format!("cannot stat {shown}: {e}"))?;
+    if let Some(kind) = crate::target::local::not_regular(m.mode() as libc::mode_t) {
+        return Err(format!("{shown} is {kind}: give a regular file for the report"));
+    }
+    if !append {
+        f.set_len(0).map_err(|e| format!("cannot truncate {shown}: {e}"))?;
+    }
+    Ok(f)
+}

@@ -4,6 +4,7 @@
 pub mod size;
 
 use crate::cli::bandwidth::BandwidthArgs;
+use crate::target::memory::fits_in_memory;
 use crate::target::{open_target, StoreConfig, Target};
 use crate::workload::bandwidth::BandwidthPlan;
 use size::{human_bytes, with_commas};
@@ -14,6 +15,12 @@ pub const MAX_BLOCK: u64 = 1 << 30;
 pub const DEFAULT_BLOCK: u64 = 8 << 20;
 /// O_DIRECT alignment required of sizes and blocks.
 pub const DIRECT_ALIGN: u64 = 4096;
+/// The slowest `--rate`: one operation every 1,000 s.
+pub const MIN_RATE: f64 = 0.001;
+/// The fastest `--rate`: a billion operations per second.
+pub const MAX_RATE: f64 = 1e9;
+/// The longest `--duration`: 366 days.
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(366 * 24 * 3600);
 
 /// Store options given as flags; each sets a configuration key with the highest precedence.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -138,8 +145,10 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         return Err("invalid --repeats '0': at least 1 repeat".into());
     }
     if let Some(r) = args.rate {
-        if !(r > 0.0 && r.is_finite()) {
-            return Err(format!("invalid --rate '{r}': operations per second above 0, e.g. 500"));
+        if !(MIN_RATE..=MAX_RATE).contains(&r) {
+            return Err(format!(
+                "invalid --rate '{r}': operations per second from {MIN_RATE} to {MAX_RATE:e}, e.g. 500"
+            ));
         }
     }
     if has(Op::Delete) && args.duration.is_some() {
@@ -180,6 +189,17 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         (None, None) => (std::env::temp_dir().to_string_lossy().into_owned(), true),
     };
     let target = open_target(&url, &config)?;
+    if target.store.capabilities().in_memory {
+        let files = (args.threads as u64).saturating_mul(if mix.iter().any(|(o, _)| *o == Op::Delete) {
+            args.iterations.unwrap_or(1).saturating_mul(args.repeats as u64) + 1
+        } else {
+            1
+        });
+        fits_in_memory(
+            files.saturating_mul(file_size.max(1)),
+            &format!("{files} file(s) of {} on memory://", human_bytes(file_size)),
+        )?;
+    }
     // --file-path may be a URL of the same store, or a path in it.
     let file_path = file_path.map(|f| {
         let root = target.store.url();
@@ -218,6 +238,9 @@ pub fn ranges(
 ) -> Result<(crate::workload::ranges::RangesPlan, Target, u64), String> {
     use crate::cli::ranges::Strategy;
     use crate::workload::ranges as r;
+    if args.concurrency > 4096 {
+        return Err(format!("invalid --concurrency '{}': at most 4096 GETs in flight", args.concurrency));
+    }
     if args.concurrency == 0 {
         return Err("invalid --concurrency '0': parallel, split and coalesce need at least 1 GET in flight".into());
     }
@@ -253,6 +276,16 @@ pub fn ranges(
         args.range.iter().map(|x| r::parse_range(x).map_err(|e| format!("--range: {e}"))).collect::<Result<_, _>>()?
     };
     r::check_ranges(&ranges, size, &args.url)?;
+    // Each GET lands in a buffer of its length, one per reader; `whole` and --verify hold the span
+    // that covers every range.
+    let largest = ranges.iter().map(|x| x.end - x.start).max().unwrap_or(0);
+    let span = ranges.iter().map(|x| x.end).max().unwrap_or(0) - ranges.iter().map(|x| x.start).min().unwrap_or(0);
+    let whole = args.verify || args.strategy.iter().any(|s| matches!(s, Strategy::Whole | Strategy::All));
+    let need = largest.saturating_mul(args.concurrency as u64).max(if whole { span } else { 0 });
+    fits_in_memory(
+        need,
+        &format!("reading ranges of up to {} ({} at a time)", human_bytes(largest), args.concurrency),
+    )?;
     let strategies = if args.strategy.contains(&Strategy::All) {
         Strategy::EACH.to_vec()
     } else {
@@ -339,6 +372,17 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
             target.store.url()
         ));
     }
+    // Every block is timed and kept for the report: its events must fit in memory, and so must the
+    // data itself on memory://.
+    let events =
+        (args.size.div_ceil(block)).saturating_mul(2 * std::mem::size_of::<crate::stats::sample::Event>() as u64);
+    fits_in_memory(events.saturating_add(block), &format!("timing {} blocks", with_commas(args.size.div_ceil(block))))?;
+    if caps.in_memory {
+        fits_in_memory(
+            args.size,
+            &format!("SIZE {} on memory:// (it keeps every byte in RAM)", human_bytes(args.size)),
+        )?;
+    }
     let plan = BandwidthPlan {
         size: args.size,
         block,
@@ -378,8 +422,8 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
             with_commas(MAX_BLOCK)
         ));
     }
-    if args.threads == Some(0) {
-        return Err("invalid --threads 0: expected 1 or more".into());
+    if args.threads.is_some_and(|t| t == 0 || t > 4096) {
+        return Err(format!("invalid --threads {}: expected 1 to 4096", args.threads.unwrap_or(0)));
     }
     let mode = match (args.write, args.read, args.append) {
         (true, _, _) => Mode::Write,
@@ -399,9 +443,20 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
     let root = match (&args.root_dir, config.get("fs.defaultFS")) {
         (Some(r), _) => r.clone(),
         (None, Some(fs)) if !fs.starts_with("file:") => format!("{}/benchmarks/TestDFSIO", fs.trim_end_matches('/')),
-        _ => std::env::temp_dir().join("benchmarks/TestDFSIO").to_string_lossy().into_owned(),
+        _ => {
+            let tmp = std::env::temp_dir();
+            check_own_dirs(&tmp, &["benchmarks", "TestDFSIO"])?;
+            tmp.join("benchmarks/TestDFSIO").to_string_lossy().into_owned()
+        }
     };
     let target = open_target(&root, &config)?;
+    if target.store.capabilities().in_memory && mode == Mode::Write {
+        let total = args.nr_files.saturating_mul(file_size);
+        fits_in_memory(
+            total,
+            &format!("-nrFiles {} x -fileSize {} on memory://", args.nr_files, human_bytes(file_size)),
+        )?;
+    }
     let plan = DfsioPlan {
         mode,
         order,
@@ -413,4 +468,35 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
         seed: clock_seed(),
     };
     Ok((plan, target))
+}
+
+/// Checks the directories of a default path under a shared place such as the temporary directory:
+/// each of `parts` below `base` that exists must be a real directory (not a symbolic link) owned by
+/// this user, so nothing another user planted there is written into. Missing ones are made later.
+pub fn check_own_dirs(base: &std::path::Path, parts: &[&str]) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mut p = base.to_path_buf();
+    for part in parts {
+        p.push(part);
+        match std::fs::symlink_metadata(&p) {
+            Err(_) => return Ok(()),
+            Ok(m) if m.file_type().is_symlink() || !m.is_dir() => {
+                return Err(format!(
+                "the default root's {} is not a directory of yours (it is a symbolic link or a file): give -rootDir",
+                p.display()
+            ))
+            }
+            Ok(m) if m.uid() != me => {
+                return Err(format!(
+                    "the default root's {} belongs to user id {}, not to you ({me}): give -rootDir",
+                    p.display(),
+                    m.uid()
+                ))
+            }
+            Ok(_) => {}
+        }
+    }
+    Ok(())
 }

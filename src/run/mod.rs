@@ -4,6 +4,7 @@
 pub mod cpu;
 pub mod dist;
 pub mod progress;
+pub mod signal;
 
 use crate::stats::sample::Recorder;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -80,6 +80,11 @@ impl Aggregates {
         ]
     }
 
+    /// Whether the figures are complete numbers: at least one task, and finite rates.
+    pub fn is_finite(&self) -> bool {
+        self.tasks > 0 && self.rate.is_finite() && self.sqrate.is_finite()
+    }
+
     /// The raw aggregates as TestDFSIO's reducer writes them (`key<TAB>value`).
     pub fn raw_lines(&self) -> Vec<String> {
         vec![

@@ -4,7 +4,82 @@
 //! over the environment. Values are never printed: some of them are secrets.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
+
+/// The largest configuration file read (`--xmlfile`, `--conf`, Hadoop's site files, AWS profiles,
+/// a GCS key file).
+pub const MAX_CONFIG_FILE: u64 = 1 << 20;
+/// The deepest element nesting accepted in an XML configuration file (Hadoop's has 3 levels).
+pub const MAX_XML_DEPTH: usize = 32;
+
+/// Reads a text input file of at most `cap` bytes. Only regular files are read: a FIFO, device or
+/// directory is refused at once (it is opened without blocking and checked on the open handle), and a
+/// larger file is refused naming the cap. `what` names the file in errors.
+pub fn read_input(path: &Path, what: &str, cap: u64) -> Result<String, String> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let shown = path.display();
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| format!("cannot read {what} {shown}: {e}"))?;
+    let meta = f.metadata().map_err(|e| format!("cannot read {what} {shown}: {e}"))?;
+    let t = meta.file_type();
+    if !t.is_file() {
+        let kind = if t.is_dir() {
+            "a directory"
+        } else if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else if t.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!("cannot read {what} {shown}: it is {kind}; give a regular file"));
+    }
+    if meta.len() > cap {
+        return Err(format!(
+            "{what} {shown} holds {} bytes, more than the {} storebench reads",
+            meta.len(),
+            crate::plan::size::human_bytes(cap)
+        ));
+    }
+    let mut text = String::new();
+    f.take(cap + 1).read_to_string(&mut text).map_err(|e| format!("cannot read {what} {shown}: {e}"))?;
+    if text.len() as u64 > cap {
+        return Err(format!("{what} {shown} grew past the {} storebench reads", crate::plan::size::human_bytes(cap)));
+    }
+    Ok(text)
+}
+
+/// The deepest element nesting of an XML text, counted without parsing it (so a hostile file cannot
+/// exhaust the parser's stack): start tags open a level, end tags close one, `<?`, `<!` and `/>` do not.
+pub fn xml_depth(text: &str) -> usize {
+    let b = text.as_bytes();
+    let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+    while i < b.len() {
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        match b.get(i + 1) {
+            Some(b'/') => depth = depth.saturating_sub(1),
+            Some(b'?') | Some(b'!') => {}
+            _ => {
+                let close = b[i..].iter().position(|&c| c == b'>').map_or(b.len(), |p| i + p);
+                if close == b.len() || b[close - 1] != b'/' {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+            }
+        }
+        i += 1;
+    }
+    max
+}
 
 /// Where a key's value came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -96,8 +171,14 @@ impl StoreConfig {
     }
 
     fn add_xml(&mut self, path: &Path, origin: Origin) -> Result<(), String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read XML config file {}: {e}", path.display()))?;
+        let text = read_input(path, "XML config file", MAX_CONFIG_FILE)?;
+        let depth = xml_depth(&text);
+        if depth > MAX_XML_DEPTH {
+            return Err(format!(
+                "XML config file {} nests elements {depth} deep; a Hadoop configuration file nests 3, and storebench reads at most {MAX_XML_DEPTH}",
+                path.display()
+            ));
+        }
         let doc = roxmltree::Document::parse(&text)
             .map_err(|e| format!("XML config file {} is not valid XML: {e}", path.display()))?;
         let root = doc.root_element();
@@ -127,8 +208,7 @@ impl StoreConfig {
     /// Loads Apache Doris fs_benchmark_tool's key=value connection file (`--conf`). Its AWS_* keys mean
     /// the Hadoop keys in [`DORIS_KEYS`]; other keys are taken as written. `#` starts a comment line.
     pub fn add_conf_file(&mut self, path: &Path) -> Result<(), String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read --conf file {}: {e}", path.display()))?;
+        let text = read_input(path, "--conf file", MAX_CONFIG_FILE)?;
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {

@@ -328,7 +328,7 @@ impl Store for HdfsStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { direct_io: false, hflush: true, atomic_rename: true, directories: true }
+        Capabilities { direct_io: false, hflush: true, atomic_rename: true, directories: true, in_memory: false }
     }
 
     fn engine(&self, _direct: bool) -> String {

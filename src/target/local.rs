@@ -100,6 +100,88 @@ fn open_fd(path: &str, flags: libc::c_int) -> io::Result<Fd> {
     Ok(Fd(fd))
 }
 
+/// What kind of thing a stat mode describes, in words, when it is not a regular file.
+pub fn not_regular(mode: libc::mode_t) -> Option<&'static str> {
+    match mode & libc::S_IFMT {
+        libc::S_IFREG => None,
+        libc::S_IFDIR => Some("a directory"),
+        libc::S_IFLNK => Some("a symbolic link"),
+        libc::S_IFCHR => Some("a character device"),
+        libc::S_IFBLK => Some("a block device"),
+        libc::S_IFIFO => Some("a FIFO"),
+        libc::S_IFSOCK => Some("a socket"),
+        _ => Some("not a regular file"),
+    }
+}
+
+fn fstat(fd: &Fd) -> io::Result<libc::stat> {
+    // SAFETY: a zeroed stat is a valid out-parameter.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fd is open and st is writable.
+    if unsafe { libc::fstat(fd.0, &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+/// Opens `path` safely: never through a symbolic link (O_NOFOLLOW), never blocking on a FIFO or a
+/// device (O_NONBLOCK, cleared once the handle is checked), and only when the opened handle is a
+/// regular file (fstat on the handle itself, so nothing can be swapped in between a check and the
+/// open). `op` names the operation in errors.
+fn open_regular(path: &str, flags: libc::c_int, op: &'static str) -> Result<(Fd, libc::stat), StoreError> {
+    let fd = open_fd(path, flags | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            refused(op, path, "a symbolic link")
+        } else if e.raw_os_error() == Some(libc::ENXIO) {
+            // O_WRONLY|O_NONBLOCK on a FIFO without a reader.
+            refused(op, path, "a FIFO")
+        } else if e.raw_os_error() == Some(libc::EISDIR) {
+            refused(op, path, "a directory")
+        } else {
+            map_io(op, path, 0, e)
+        }
+    })?;
+    let st = fstat(&fd).map_err(|e| map_io("stat", path, 0, e))?;
+    if let Some(kind) = not_regular(st.st_mode) {
+        return Err(refused(op, path, kind));
+    }
+    // Back to blocking I/O for the regular file.
+    // SAFETY: fcntl on an open descriptor.
+    unsafe {
+        let fl = libc::fcntl(fd.0, libc::F_GETFL);
+        libc::fcntl(fd.0, libc::F_SETFL, fl & !libc::O_NONBLOCK);
+    }
+    Ok((fd, st))
+}
+
+/// Creates a new file that nothing else can have planted: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600. It
+/// fails when anything (a file, a symbolic link, a FIFO) already has the name.
+pub fn create_new_file(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .read(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// A name in the system's temporary directory that no other run uses: `storebench-WHAT-PID-NANOS`.
+pub fn temp_name(what: &str) -> std::path::PathBuf {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    std::env::temp_dir().join(format!("storebench-{what}-{}-{nanos}", std::process::id()))
+}
+
+/// The error for a path that is not a regular file storebench may use.
+fn refused(op: &'static str, path: &str, kind: &str) -> StoreError {
+    StoreError::Failed {
+        op,
+        path: path.into(),
+        detail: format!("it is {kind}; storebench reads, writes and deletes regular files only"),
+    }
+}
+
 struct LocalWrite {
     fd: Option<Fd>,
     path: String,
@@ -335,7 +417,7 @@ impl Store for LocalStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { direct_io: true, hflush: true, atomic_rename: true, directories: true }
+        Capabilities { direct_io: true, hflush: true, atomic_rename: true, directories: true, in_memory: false }
     }
 
     fn engine(&self, direct: bool) -> String {
@@ -348,23 +430,33 @@ impl Store for LocalStore {
 
     fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError> {
         self.creates.fetch_add(1, Ordering::Relaxed);
+        // A new file is created exclusively (O_EXCL also refuses a symbolic link planted at the name).
+        // --overwrite replaces a regular file only: the handle is checked before it is truncated.
         let mut flags = libc::O_WRONLY | libc::O_CREAT;
-        flags |= if opts.overwrite { libc::O_TRUNC } else { libc::O_EXCL };
+        if !opts.overwrite {
+            flags |= libc::O_EXCL;
+        }
         if opts.direct {
             flags |= libc::O_DIRECT;
         }
-        let fd = match open_fd(path, flags) {
-            Ok(fd) => fd,
-            Err(e) if opts.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+        let fd = match open_regular(path, flags, "create") {
+            Ok((fd, _)) => fd,
+            Err(StoreError::Failed { detail, .. }) if opts.direct && detail.contains("Invalid argument") => {
                 // Linux creates the file before it checks O_DIRECT. With O_EXCL the file that now
                 // exists was created by this call, so it is ours to remove; with --overwrite it was there.
                 if !opts.overwrite {
                     let _ = std::fs::remove_file(path);
                 }
-                return Err(direct_refused(path, &e));
+                return Err(direct_refused(path, &io::Error::from_raw_os_error(libc::EINVAL)));
             }
-            Err(e) => return Err(map_io("create", path, 0, e)),
+            Err(e) => return Err(e),
         };
+        if opts.overwrite {
+            // SAFETY: ftruncate on the open regular file.
+            if unsafe { libc::ftruncate(fd.0, 0) } != 0 {
+                return Err(map_io("truncate", path, 0, io::Error::last_os_error()));
+            }
+        }
         Ok(Box::new(LocalWrite {
             fd: Some(fd),
             path: path.to_string(),
@@ -382,8 +474,8 @@ impl Store for LocalStore {
 
     fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
         self.opens.fetch_add(1, Ordering::Relaxed);
-        let fd = open_fd(path, libc::O_WRONLY).map_err(|e| map_io("append to", path, 0, e))?;
-        let len = std::fs::metadata(path).map_err(|e| map_io("stat", path, 0, e))?.len();
+        let (fd, st) = open_regular(path, libc::O_WRONLY, "append to")?;
+        let len = st.st_size as u64;
         Ok(Box::new(LocalWrite {
             fd: Some(fd),
             path: path.to_string(),
@@ -405,21 +497,23 @@ impl Store for LocalStore {
         if opts.direct {
             flags |= libc::O_DIRECT;
         }
-        let fd = open_fd(path, flags).map_err(|e| {
+        // Reads may go through a symbolic link the user named (a dataset's link), but only to a
+        // regular file: a FIFO or device would block or never end.
+        let fd = open_fd(path, flags | libc::O_NONBLOCK | libc::O_NOCTTY).map_err(|e| {
             if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
                 direct_refused(path, &e)
             } else {
                 map_io("open", path, 0, e)
             }
         })?;
-        // SAFETY: a zeroed stat is a valid out-parameter.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fd is open and st is writable.
-        if unsafe { libc::fstat(fd.0, &mut st) } != 0 {
-            return Err(map_io("stat", path, 0, io::Error::last_os_error()));
+        let st = fstat(&fd).map_err(|e| map_io("stat", path, 0, e))?;
+        if let Some(kind) = not_regular(st.st_mode) {
+            return Err(refused("open", path, kind));
         }
-        if (st.st_mode & libc::S_IFMT) == libc::S_IFDIR {
-            return Err(StoreError::Failed { op: "open", path: path.into(), detail: "is a directory".into() });
+        // SAFETY: fcntl on an open descriptor.
+        unsafe {
+            let fl = libc::fcntl(fd.0, libc::F_GETFL);
+            libc::fcntl(fd.0, libc::F_SETFL, fl & !libc::O_NONBLOCK);
         }
         if opts.sequential {
             // SAFETY: advisory syscall on an open descriptor; failure is harmless.
@@ -483,7 +577,25 @@ impl Store for LocalStore {
 
     fn delete(&self, path: &str) -> Result<(), StoreError> {
         self.deletes.fetch_add(1, Ordering::Relaxed);
+        // Only regular files: never a device node, a FIFO, a socket, or a symbolic link.
+        let m = std::fs::symlink_metadata(path).map_err(|e| map_io("delete", path, 0, e))?;
+        use std::os::unix::fs::MetadataExt;
+        if let Some(kind) = not_regular(m.mode() as libc::mode_t) {
+            return Err(refused("delete", path, kind));
+        }
         std::fs::remove_file(path).map_err(|e| map_io("delete", path, 0, e))
+    }
+
+    fn check_replaceable(&self, path: &str) -> Result<(), StoreError> {
+        use std::os::unix::fs::MetadataExt;
+        match std::fs::symlink_metadata(path) {
+            Ok(m) => match not_regular(m.mode() as libc::mode_t) {
+                Some(kind) => Err(refused("overwrite", path, kind)),
+                None => Ok(()),
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(map_io("stat", path, 0, e)),
+        }
     }
 
     fn create_dir(&self, path: &str) -> Result<(), StoreError> {

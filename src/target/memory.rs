@@ -46,8 +46,41 @@ struct MemWrite {
     overwrite: bool,
 }
 
+/// The memory this machine can give now, in bytes: MemAvailable of /proc/meminfo, or None where it
+/// cannot be read.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Checks that `bytes` of memory for `what` fit in 90 % of the memory available now; the error names
+/// both figures. Every allocation whose size comes from the user's input is checked here first.
+pub fn fits_in_memory(bytes: u64, what: &str) -> Result<(), String> {
+    let Some(avail) = available_memory() else { return Ok(()) };
+    let limit = avail / 10 * 9;
+    if bytes > limit || bytes > isize::MAX as u64 {
+        return Err(format!(
+            "{what} needs {} of memory, but only {} is available (90 % of MemAvailable in /proc/meminfo): \
+             use a smaller size",
+            crate::plan::size::human_bytes(bytes),
+            crate::plan::size::human_bytes(limit)
+        ));
+    }
+    Ok(())
+}
+
 impl WriteStream for MemWrite {
     fn write(&mut self, buf: &[u8]) -> Result<(), StoreError> {
+        // A file held in memory grows only as far as memory allows: a clear error, never an abort.
+        if self.data.try_reserve(buf.len()).is_err() {
+            return Err(StoreError::NoSpace {
+                op: "write (memory:// keeps data in RAM)",
+                path: self.path.clone(),
+                offset: self.data.len() as u64,
+            });
+        }
         self.data.extend_from_slice(buf);
         Ok(())
     }
@@ -108,7 +141,7 @@ impl Store for MemoryStore {
         "memory://".into()
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities { direct_io: false, hflush: false, atomic_rename: true, directories: false }
+        Capabilities { direct_io: false, hflush: false, atomic_rename: true, directories: false, in_memory: true }
     }
     fn engine(&self, _direct: bool) -> String {
         "memcpy into process memory".into()
@@ -120,8 +153,16 @@ impl Store for MemoryStore {
         if !opts.overwrite && read_files().contains_key(path) {
             return Err(StoreError::AlreadyExists { path: path.into() });
         }
-        let cap = opts.size_hint.unwrap_or(0).min(isize::MAX as u64) as usize;
-        Ok(Box::new(MemWrite { path: path.into(), data: Vec::with_capacity(cap), overwrite: opts.overwrite }))
+        let hint = opts.size_hint.unwrap_or(0);
+        fits_in_memory(hint, &format!("memory://{path} (memory:// keeps every byte in RAM)"))
+            .map_err(StoreError::Unsupported)?;
+        let mut data = Vec::new();
+        data.try_reserve(hint as usize).map_err(|_| StoreError::NoSpace {
+            op: "create (memory:// keeps data in RAM)",
+            path: path.into(),
+            offset: 0,
+        })?;
+        Ok(Box::new(MemWrite { path: path.into(), data, overwrite: opts.overwrite }))
     }
     fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
         let data = read_files()

@@ -30,6 +30,8 @@ pub struct Capabilities {
     pub atomic_rename: bool,
     /// Has real directories that must be created and removed.
     pub directories: bool,
+    /// Keeps every byte in this process's memory (memory://): sizes are checked against free memory.
+    pub in_memory: bool,
 }
 
 /// How a file is written.
@@ -238,6 +240,12 @@ pub trait Store: Send + Sync {
     fn create_dir(&self, path: &str) -> Result<(), StoreError>;
     /// Removes an empty directory that storebench created (no-op on stores without directories).
     fn remove_dir(&self, path: &str) -> Result<(), StoreError>;
+    /// Checks that `--overwrite` may replace what is at `path`: on stores whose names can be links,
+    /// devices or FIFOs, only a regular file may be replaced. The default (object stores, HDFS,
+    /// memory) has nothing to check. `create` checks again on the opened handle.
+    fn check_replaceable(&self, _path: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
     /// Store-wide counters, for `--verbose`.
     fn counters(&self) -> Counters {
         Vec::new()
@@ -303,7 +311,7 @@ pub fn open_target(url: &str, config: &StoreConfig) -> Result<Target, String> {
                         "invalid file URL '{url}': use file:///absolute/path (three slashes) or a plain path"
                     ));
                 }
-                rest.to_string()
+                percent_decode(rest)?
             } else {
                 rest.to_string()
             };
@@ -328,6 +336,54 @@ pub fn open_target(url: &str, config: &StoreConfig) -> Result<Target, String> {
             }
         },
     }
+}
+
+/// Removes the `user:password@` part of every URL inside a text (an error message that quotes the
+/// URL it failed on), so credentials never reach output.
+pub fn redact_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        out.push_str(&rest[..i + 3]);
+        rest = &rest[i + 3..];
+        let end = rest
+            .find(|c: char| c == '/' || c.is_whitespace() || c == ')' || c == '"' || c == '\'')
+            .unwrap_or(rest.len());
+        if let Some(at) = rest[..end].rfind('@') {
+            out.push_str("***@");
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Percent-decodes a `file://` URL's path (`%20` is a space); a bad escape is an error naming it.
+pub fn percent_decode(path: &str) -> Result<String, String> {
+    let b = path.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = path.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
+            match hex {
+                Some(v) => {
+                    out.push(v);
+                    i += 3;
+                    continue;
+                }
+                None => {
+                    return Err(format!(
+                        "invalid file URL path '{path}': '%' must be followed by two hex digits (e.g. %20 for a space)"
+                    ))
+                }
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out)
+        .map_err(|_| format!("invalid file URL path '{path}': it decodes to bytes that are not UTF-8"))
 }
 
 /// Removes any `user:password@` part of a URL, so credentials never reach output.
@@ -358,6 +414,18 @@ mod tests {
         assert!(e.contains("fs.defaultFS is not set"), "{e}");
         let e = open_target("foo://x", &cfg).unwrap_err();
         assert!(e.contains("unknown URL scheme 'foo://'"), "{e}");
+    }
+
+    #[test]
+    fn decodes_file_urls_and_redacts_urls_in_text() {
+        assert_eq!(percent_decode("/tmp/a%20b").unwrap(), "/tmp/a b");
+        assert!(percent_decode("/tmp/a%2").unwrap_err().contains("two hex digits"));
+        assert_eq!(
+            redact_text("error sending request for url (http://user:SECRET@host:9/b/k): refused"),
+            "error sending request for url (http://***@host:9/b/k): refused"
+        );
+        assert_eq!(redact_text("no url here"), "no url here");
+        assert_eq!(redact_text("a://x@y b://z"), "a://***@y b://z");
     }
 
     #[test]

@@ -176,6 +176,10 @@ pub fn prepare_layout(plan: &BandwidthPlan, target: &Target, ranks: u32) -> Resu
         store.create_dir(&dir).map_err(|e| format!("cannot create the run directory: {e}"))?;
         return Ok(Layout { file: join(&dir, "bandwidth.dat"), run_dir: Some(dir), ranks });
     }
+    for f in given.files() {
+        // --overwrite replaces regular files only: never a device, FIFO, socket or link.
+        store.check_replaceable(&f).map_err(|e| e.to_string())?;
+    }
     if !plan.overwrite {
         for f in given.files() {
             let exists = if f == path { meta.is_some() } else { store.stat(&f).map_err(|e| e.to_string())?.is_some() };

@@ -3,6 +3,8 @@
 //! create/open to close, as TestDFSIO's mapper times `doIO`). Tasks are spread over worker threads;
 //! TestDFSIO's aggregates and formulas are in [`crate::stats::dfsio`].
 
+pub mod manifest;
+
 use crate::run::RunContext;
 use crate::stats::dfsio::Aggregates;
 use crate::stats::histogram::{Histogram, HistogramData};
@@ -141,23 +143,52 @@ pub struct Outcome {
 }
 
 /// Checks the files a run needs and makes the directories -write needs. Returns a one-line error.
+/// -write replaces only files an earlier run's manifest lists (deleting them first, so every task file
+/// is then created exclusively), refuses any other file in its way, and lists its files and the
+/// directories it made in the manifest before a byte is written. -append writes only to listed files.
 pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
     let store = target.store.as_ref();
     let dirs = store.capabilities().directories;
     match plan.mode {
         Mode::Write => {
+            let mut made = Vec::new();
             if dirs {
                 for d in [plan.root.clone(), plan.data_dir()] {
                     match store.stat(&d).map_err(|e| e.to_string())? {
                         Some(m) if m.is_dir => {}
                         Some(_) => return Err(format!("{d} exists and is not a directory")),
-                        None => create_dirs(target, &d)?,
+                        None => made.extend(create_dirs(target, &d)?),
                     }
                 }
             }
-            Ok(())
+            let old = manifest::read(target, plan)?;
+            let replace = old.is_some();
+            let mut m = old.unwrap_or_default();
+            let name = |k: u64| format!("test_io_{k}");
+            for k in 0..plan.nr_files {
+                let f = plan.file(k);
+                if store.stat(&f).map_err(|e| e.to_string())?.is_none() {
+                    continue;
+                }
+                if !m.files.contains(&name(k)) {
+                    return Err(format!(
+                        "{f} exists and no storebench manifest ({}) lists it: storebench writes only files it \
+                         created; remove it or give another -rootDir",
+                        manifest::path(plan)
+                    ));
+                }
+                store.delete(&f).map_err(|e| format!("replacing {f} from an earlier run: {e}"))?;
+            }
+            m.files.extend((0..plan.nr_files).map(name));
+            m.dirs.extend(made);
+            manifest::write(target, plan, &m, replace)
         }
         Mode::Read | Mode::Append => {
+            let listed = if plan.mode == Mode::Append {
+                manifest::read(target, plan)?.unwrap_or_default().files
+            } else {
+                Default::default()
+            };
             for k in 0..plan.nr_files {
                 let f = plan.file(k);
                 match store.stat(&f).map_err(|e| e.to_string())? {
@@ -167,6 +198,12 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
                                 "-read: {f} holds {} bytes, less than -fileSize {}: run -write with the same \
                                  -fileSize first",
                                 m.size, plan.file_size
+                            ));
+                        }
+                        if plan.mode == Mode::Append && !listed.contains(&format!("test_io_{k}")) {
+                            return Err(format!(
+                                "-append: {f} was not created by storebench dfsio -write (no manifest lists it): \
+                                 storebench writes only files it created"
                             ));
                         }
                     }
@@ -185,10 +222,11 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
     }
 }
 
-/// Creates `dir` and any missing parent on stores with directories.
-fn create_dirs(target: &Target, dir: &str) -> Result<(), String> {
+/// Creates `dir` and any missing parent on stores with directories; returns the directories it made.
+fn create_dirs(target: &Target, dir: &str) -> Result<Vec<String>, String> {
     let store = target.store.as_ref();
     let mut path = String::new();
+    let mut made = Vec::new();
     for part in dir.split('/') {
         if part.is_empty() {
             if path.is_empty() && dir.starts_with('/') {
@@ -199,43 +237,42 @@ fn create_dirs(target: &Target, dir: &str) -> Result<(), String> {
         path = if path.is_empty() || path == "/" { format!("{path}{part}") } else { format!("{path}/{part}") };
         if store.stat(&path).map_err(|e| e.to_string())?.is_none() {
             match store.create_dir(&path) {
-                Ok(()) | Err(StoreError::AlreadyExists { .. }) => {}
+                Ok(()) => made.push(path.clone()),
+                Err(StoreError::AlreadyExists { .. }) => {}
                 Err(e) => return Err(e.to_string()),
             }
         }
     }
-    Ok(())
+    Ok(made)
 }
 
-/// -clean: removes the benchmark's files (test_io_K), then io_data and the root when they are empty.
-/// Returns what it removed and what it left (files it did not make).
+/// -clean: deletes the task files the manifest lists, the manifest, then the directories the runs
+/// made, deepest first, when they are empty. Nothing the manifest does not list is touched: without a
+/// manifest nothing is deleted. Returns how many files it removed and what it left in io_data.
 pub fn clean(target: &Target, plan: &DfsioPlan) -> Result<(u64, Vec<String>), String> {
     let store = target.store.as_ref();
     let data = plan.data_dir();
-    let names = match store.list(&data) {
-        Ok(n) => n,
+    let m = manifest::read(target, plan)?.unwrap_or_default();
+    let mut removed = 0;
+    for n in &m.files {
+        match store.delete(&join(&data, n)) {
+            Ok(()) => removed += 1,
+            Err(StoreError::NotFound { .. }) => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    manifest::remove(target, plan)?;
+    let left: Vec<String> = match store.list(&data) {
+        Ok(n) => n.into_iter().map(|n| join(&data, &n)).collect(),
         Err(StoreError::NotFound { .. }) => Vec::new(),
         Err(e) => return Err(e.to_string()),
     };
-    let ours =
-        |n: &str| n.strip_prefix("test_io_").is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
-    let mut removed = 0;
-    let mut left = Vec::new();
-    for n in names {
-        if ours(&n) {
-            store.delete(&join(&data, &n)).map_err(|e| e.to_string())?;
-            removed += 1;
-        } else {
-            left.push(join(&data, &n));
-        }
-    }
-    if store.capabilities().directories && left.is_empty() {
-        for d in [data.clone(), plan.root.clone()] {
-            match store.stat(&d).map_err(|e| e.to_string())? {
-                Some(m) if m.is_dir && store.list(&d).map_err(|e| e.to_string())?.is_empty() => {
-                    store.remove_dir(&d).map_err(|e| e.to_string())?;
+    if store.capabilities().directories {
+        for d in m.dirs.iter().rev() {
+            if let Some(meta) = store.stat(d).map_err(|e| e.to_string())? {
+                if meta.is_dir && store.list(d).map_err(|e| e.to_string())?.is_empty() {
+                    store.remove_dir(d).map_err(|e| e.to_string())?;
                 }
-                _ => break,
             }
         }
     }
@@ -336,7 +373,8 @@ fn one_task(
             let mut w = if plan.mode == Mode::Write {
                 store.create(
                     &path,
-                    &WriteOptions { overwrite: true, size_hint: Some(plan.file_size), ..Default::default() },
+                    // Exclusive: prepare removed this file if an earlier run of ours had made it.
+                    &WriteOptions { overwrite: false, size_hint: Some(plan.file_size), ..Default::default() },
                 )
             } else {
                 store.append(&path)

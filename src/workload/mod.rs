@@ -23,7 +23,13 @@ pub fn base_report(
     let (status, error) = match failure {
         None => (Status::Completed, None),
         Some(Failure::Failed(m)) => (Status::Failed, Some(m.clone())),
-        Some(Failure::Interrupted) => (Status::Interrupted, Some("interrupted by Ctrl-C".to_string())),
+        Some(Failure::Interrupted) => (
+            Status::Interrupted,
+            Some(format!(
+                "interrupted by {}",
+                crate::run::signal::name(crate::run::signal::received().unwrap_or(libc::SIGINT))
+            )),
+        ),
     };
     let url = if target.store.url() == "file://" {
         target.path.clone()

@@ -160,6 +160,10 @@ pub struct Prepared {
     pub files: Vec<String>,
     /// The file single_read and prefetch_read read.
     pub single: Option<String>,
+    /// The threads (K of test_K) whose create_write has created their file in this process: a file
+    /// is created exclusively until then, and replaced only after.
+    #[serde(skip)]
+    pub written: std::sync::Mutex<std::collections::BTreeSet<usize>>,
 }
 
 fn write_file(
@@ -215,20 +219,38 @@ fn prepare_into(target: &Target, plan: &OpsPlan, default_base: bool, p: &mut Pre
     }
     let size = if plan.file_size == 0 { 10 << 20 } else { plan.file_size };
     let data = DataPattern::new(plan.buffer_size as usize, plan.seed).buffer();
+    // Every file made here is created exclusively and goes into the ledger (`p.files`) that the
+    // clean-up deletes from: nothing that was there before the run is replaced or removed.
     let make = |p: &mut Prepared, path: String, size: u64| -> Result<(), String> {
-        write_file(target, &path, size, plan.buffer_size, &data, false)
-            .map_err(|e| format!("preparing {path}: {e}"))?;
+        write_file(target, &path, size, plan.buffer_size, &data, false).map_err(|e| match e {
+            StoreError::AlreadyExists { .. } => format!(
+                "{path} already exists: storebench creates only files of its own; remove it or use another directory"
+            ),
+            e => format!("preparing {path}: {e}"),
+        })?;
         p.files.push(path);
         Ok(())
     };
-    if plan.has(Op::CreateWrite) && !plan.needs_thread_files() {
-        // create_write makes test_K itself; it must not take over files that are already there.
+    let exists = |f: &str| store.exists(f).map_err(|e| e.to_string());
+    if plan.has(Op::CreateWrite) {
+        // create_write writes test_K itself, alone or in a mix: it must never take over a file that is
+        // already there (whoever made it), so a run that writes starts from none of them.
         for k in 0..plan.threads {
             let f = file_of(&p.base, k);
-            if store.exists(&f).map_err(|e| e.to_string())? {
+            if exists(&f)? {
                 return Err(format!(
                     "{f} already exists (left by an earlier --keep run?): create_write will not overwrite it; remove it or use another directory"
                 ));
+            }
+        }
+    }
+    if plan.has(Op::Rename) {
+        // rename goes to test_K_new and back: that name must be free too (on object stores a rename
+        // is a copy that would replace it).
+        for k in 0..plan.threads {
+            let f = format!("{}_new", file_of(&p.base, k));
+            if exists(&f)? {
+                return Err(format!("{f} already exists: rename would replace it; remove it or use another directory"));
             }
         }
     }
@@ -236,7 +258,7 @@ fn prepare_into(target: &Target, plan: &OpsPlan, default_base: bool, p: &mut Pre
     if thread_files {
         for k in 0..plan.threads {
             let f = file_of(&p.base, k);
-            if store.exists(&f).map_err(|e| e.to_string())? {
+            if exists(&f)? {
                 continue;
             }
             if !plan.prepare {
@@ -261,7 +283,7 @@ fn prepare_into(target: &Target, plan: &OpsPlan, default_base: bool, p: &mut Pre
     if plan.has(Op::List) && plan.prepare && !thread_files {
         for k in 0..plan.threads {
             let f = file_of(&p.base, k);
-            if !store.exists(&f).map_err(|e| e.to_string())? {
+            if !exists(&f)? {
                 make(p, f, 0)?;
             }
         }
@@ -370,7 +392,8 @@ impl Worker<'_> {
                 if prefetch { s.read_at(at, &mut self.buf[..want])? } else { s.read_next(&mut self.buf[..want])? };
             first.get_or_insert(info.first_byte);
             if info.bytes == 0 {
-                break;
+                // The file said it holds `end` bytes: a read that ends early is a failure, not a result.
+                return Err(short_read(path, at, end));
             }
             at += info.bytes as u64;
         }
@@ -388,6 +411,18 @@ impl Worker<'_> {
                 Some(self.open_timed(&path, &ReadOptions { sequential: false, ..Default::default() }, rec)?);
         }
         let Some(r) = self.reader.as_mut() else { return Ok((0, None)) };
+        if r.len() < plan.file_size {
+            let path = self.prepared.single.clone().unwrap_or_default();
+            return Err(StoreError::Failed {
+                op: "read",
+                path,
+                detail: format!(
+                    "it holds {} bytes, fewer than one --file-size read of {}: give a larger file or a smaller --file-size",
+                    r.len(),
+                    plan.file_size
+                ),
+            });
+        }
         let slots = (r.len() / plan.file_size).max(1);
         let offset = (xorshift(&mut self.rng) % slots) * plan.file_size;
         let mut done = 0u64;
@@ -397,7 +432,8 @@ impl Worker<'_> {
             let info = r.read_at(offset + done, &mut self.buf[..want])?;
             first.get_or_insert(info.first_byte);
             if info.bytes == 0 {
-                break;
+                let path = self.prepared.single.clone().unwrap_or_default();
+                return Err(short_read(&path, offset + done, offset + plan.file_size));
             }
             done += info.bytes as u64;
         }
@@ -412,7 +448,12 @@ impl Worker<'_> {
         match op {
             Op::CreateWrite => {
                 let size = if plan.file_size == 0 { 10 << 20 } else { plan.file_size };
-                write_file(self.target, &mine, size, plan.buffer_size, &self.data, true)?;
+                // The first write of the run creates test_K exclusively; later ones replace the file
+                // this run made (prepare checked that none was there before).
+                let written = |p: &Prepared| p.written.lock().unwrap_or_else(|e| e.into_inner()).contains(&self.k);
+                let ours = self.prepared.files.contains(&mine) || written(self.prepared);
+                write_file(self.target, &mine, size, plan.buffer_size, &self.data, ours)?;
+                self.prepared.written.lock().unwrap_or_else(|e| e.into_inner()).insert(self.k);
                 Ok((size, None))
             }
             Op::OpenRead => self.read(&mine, plan.file_size, false, rec),
@@ -440,6 +481,15 @@ impl Worker<'_> {
                 store.delete(&f).map(|_| (0, None))
             }
         }
+    }
+}
+
+/// The error of a read that ended at `at` in a file that should hold `end` bytes.
+fn short_read(path: &str, at: u64, end: u64) -> StoreError {
+    StoreError::Failed {
+        op: "read",
+        path: path.into(),
+        detail: format!("short read: the data ended at byte {at}, but the file should hold {end} bytes"),
     }
 }
 
@@ -476,7 +526,7 @@ pub fn run_thread(
         renamed: false,
         reader: None,
     };
-    let deadline = plan.duration.map(|d| ctx.epoch + d);
+    let deadline = plan.duration.and_then(|d| ctx.epoch.checked_add(d));
     let mut i = 0u64;
     loop {
         if plan.iterations.is_some_and(|n| i >= n) || deadline.is_some_and(|d| Instant::now() >= d) {
@@ -494,13 +544,18 @@ pub fn run_thread(
         let t0 = match plan.rate {
             Some(rate) => {
                 let n = shared.tickets.fetch_add(1, Ordering::Relaxed);
-                let due = ctx.epoch + Duration::from_secs_f64(n as f64 / rate);
+                let Some(due) =
+                    Duration::try_from_secs_f64(n as f64 / rate).ok().and_then(|d| ctx.epoch.checked_add(d))
+                else {
+                    break;
+                };
                 if deadline.is_some_and(|d| due >= d) {
                     break;
                 }
                 let now = Instant::now();
-                if due > now {
-                    std::thread::sleep(due - now);
+                if due > now && !crate::run::signal::sleep(due - now, &ctx.stop) {
+                    out.interrupted = true;
+                    break;
                 }
                 due
             }
@@ -851,8 +906,9 @@ pub fn report(
     }
 }
 
-/// Removes what the run created unless `--keep`: the files --prepare made, create_write's files, and a
-/// base directory storebench made. Returns what could not be removed.
+/// Removes what the run created unless `--keep`: the files --prepare made, create_write's files (none
+/// existed before the run: `prepare` refuses to start otherwise), and a base directory storebench made.
+/// Returns what could not be removed.
 pub fn cleanup(plan: &OpsPlan, target: &Target, prepared: &Prepared) -> Vec<String> {
     if plan.keep {
         return Vec::new();

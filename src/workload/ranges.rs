@@ -15,6 +15,11 @@ use std::time::Instant;
 /// A byte range, end exclusive.
 pub type Range = std::ops::Range<u64>;
 
+/// The most ranges one run reads (from a file, --range or --generate).
+pub const MAX_RANGES: usize = 100_000;
+/// The largest ranges file read.
+pub const MAX_RANGES_FILE: u64 = 16 << 20;
+
 /// Parses `START-END` (inclusive end) or `START,LENGTH`.
 pub fn parse_range(s: &str) -> Result<Range, String> {
     let s = s.trim();
@@ -24,13 +29,15 @@ pub fn parse_range(s: &str) -> Result<Range, String> {
         if len == 0 {
             return Err(format!("range '{s}' has length 0"));
         }
-        start..start + len
+        let end = start.checked_add(len).ok_or_else(|| format!("range '{s}' ends past the largest byte offset"))?;
+        start..end
     } else if let Some((a, b)) = s.split_once('-') {
         let (start, end) = (num(a)?, num(b)?);
         if start > end {
             return Err(format!("range '{s}' starts after it ends (start > end)"));
         }
-        start..end + 1
+        let end = end.checked_add(1).ok_or_else(|| format!("range '{s}' ends past the largest byte offset"))?;
+        start..end
     } else {
         return Err(format!("range '{s}' is neither START-END nor START,LENGTH"));
     };
@@ -39,12 +46,19 @@ pub fn parse_range(s: &str) -> Result<Range, String> {
 
 /// Reads a ranges file: one range per line, `#` comments and blank lines skipped.
 pub fn parse_ranges_file(path: &std::path::Path) -> Result<Vec<Range>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read ranges file {}: {e}", path.display()))?;
+    let text = crate::target::config::read_input(path, "ranges file", MAX_RANGES_FILE)?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let l = line.split('#').next().unwrap_or("").trim();
         if l.is_empty() {
             continue;
+        }
+        if out.len() == MAX_RANGES {
+            return Err(format!(
+                "ranges file {} holds more than {MAX_RANGES} ranges (line {}): storebench reads at most {MAX_RANGES} per run",
+                path.display(),
+                i + 1
+            ));
         }
         out.push(parse_range(l).map_err(|e| format!("{} line {}: {e}", path.display(), i + 1))?);
     }
@@ -66,6 +80,12 @@ pub fn generate(spec: &str, object_size: u64, seed: u64) -> Result<Vec<Range>, S
         groups.push((n, size));
     }
     let slots = groups.iter().map(|(n, _)| *n).max().ok_or("--generate is empty: expected N:SIZE")?;
+    let count = groups.iter().fold(0usize, |a, (n, _)| a.saturating_add(*n));
+    if count > MAX_RANGES {
+        return Err(format!(
+            "invalid --generate '{spec}': {count} ranges; storebench reads at most {MAX_RANGES} per run"
+        ));
+    }
     let largest = groups.iter().map(|(_, s)| *s).max().unwrap_or(0);
     if largest > object_size {
         return Err(format!("--generate ranges of {largest} bytes do not fit in the object's {object_size} bytes"));
@@ -159,6 +179,9 @@ pub struct RangesPlan {
 pub fn check_ranges(ranges: &[Range], size: u64, path: &str) -> Result<(), String> {
     if ranges.is_empty() {
         return Err("no ranges to read: give --ranges FILE, --range START-END or --generate N:SIZE".into());
+    }
+    if ranges.len() > MAX_RANGES {
+        return Err(format!("{} ranges given; storebench reads at most {MAX_RANGES} per run", ranges.len()));
     }
     if let Some(r) = ranges.iter().find(|r| r.end > size) {
         return Err(format!(

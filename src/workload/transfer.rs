@@ -12,7 +12,13 @@ use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The longest wait for a receiver to accept a connection.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// The default wait for a silent peer (`--timeout`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The ways data can go from a file to a socket (or a file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -95,6 +101,74 @@ pub struct Source {
     pub len: u64,
     /// Its path, for messages.
     pub path: String,
+}
+
+impl Source {
+    /// Opens the file to send: a regular, non-empty file (a directory, FIFO, device or an empty file
+    /// such as those of /proc is refused, naming what it is). `direct` reads it with O_DIRECT.
+    pub fn open(path: &std::path::Path, direct: bool) -> Result<Source, String> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+        if direct {
+            flags |= libc::O_DIRECT;
+        }
+        let shown = path.display();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(flags)
+            .open(path)
+            .map_err(|e| format!("cannot open {shown}: {e}"))?;
+        let meta = file.metadata().map_err(|e| format!("cannot stat {shown}: {e}"))?;
+        use std::os::unix::fs::MetadataExt;
+        if let Some(kind) = crate::target::local::not_regular(meta.mode() as libc::mode_t) {
+            return Err(format!("{shown} is {kind}: give a regular file to send"));
+        }
+        if meta.len() == 0 {
+            return Err(format!(
+                "{shown} is empty (files of /proc and /sys say 0 bytes too): give a file with data, or leave FILE out to send a --size test file"
+            ));
+        }
+        // SAFETY: fcntl on an open descriptor: back to blocking reads.
+        unsafe {
+            let fl = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(file.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
+        }
+        Ok(Source { file, len: meta.len(), path: shown.to_string() })
+    }
+}
+
+/// Makes the test file of `size` bytes under a fresh name in the temporary directory, created
+/// exclusively (never through a planted link). Stops when `stop` is set; the partial file is removed
+/// on any failure.
+pub fn make_test_file(size: u64, stop: &AtomicBool) -> Result<std::path::PathBuf, String> {
+    let p = crate::target::local::temp_name("transfer");
+    let pattern = super::data::DataPattern::new(1 << 20, 0x5EED);
+    let mut buf = pattern.buffer();
+    let write = (|| -> io::Result<()> {
+        let mut f = crate::target::local::create_new_file(&p)?;
+        let mut left = size;
+        let mut i = 0;
+        while left > 0 {
+            if stop.load(Ordering::Relaxed) {
+                return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+            }
+            pattern.stamp(&mut buf, i);
+            let n = left.min(1 << 20) as usize;
+            f.write_all(&buf[..n])?;
+            left -= n as u64;
+            i += 1;
+        }
+        f.sync_all()
+    })();
+    match write {
+        Ok(()) => Ok(p),
+        Err(e) => {
+            if e.kind() != io::ErrorKind::AlreadyExists {
+                let _ = std::fs::remove_file(&p);
+            }
+            Err(format!("cannot make the {size}-byte test file {}: {e}", p.display()))
+        }
+    }
 }
 
 fn sys(r: libc::ssize_t) -> io::Result<usize> {
@@ -439,16 +513,48 @@ fn discard(s: &TcpStream, len: u64) -> io::Result<u64> {
     Ok(got)
 }
 
-/// A receiver on `listener`, serving `max` connections (or forever) on this thread.
-pub fn serve(listener: TcpListener, max: Option<u64>) {
-    for (served, conn) in listener.incoming().enumerate() {
-        if let Ok(s) = conn {
-            let _ = std::thread::spawn(move || receive(s)).join();
+/// Most connections a receiver serves at once; more wait in the kernel's backlog.
+pub const MAX_ACTIVE: usize = 64;
+
+/// A receiver on `listener`, serving `max` connections (or until `stop` is set) on this thread. Each
+/// connection is served on its own thread, so one idle sender never holds up another; a sender silent
+/// for `idle` is dropped. Accepting polls `stop` every [`crate::run::signal::POLL`]. Returns when `max`
+/// connections have been served (and finished) or `stop` is set.
+pub fn serve(listener: TcpListener, max: Option<u64>, idle: Duration, stop: &AtomicBool) -> io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let active = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut handles = Vec::new();
+    let mut served = 0u64;
+    while !max.is_some_and(|m| served >= m) && !stop.load(Ordering::Relaxed) {
+        if active.load(Ordering::SeqCst) >= MAX_ACTIVE {
+            std::thread::sleep(crate::run::signal::POLL);
+            continue;
         }
-        if max.is_some_and(|m| served as u64 + 1 >= m) {
-            break;
+        match listener.accept() {
+            Ok((s, _)) => {
+                served += 1;
+                let _ = s.set_nonblocking(false);
+                let _ = s.set_read_timeout(Some(idle));
+                let _ = s.set_write_timeout(Some(idle));
+                active.fetch_add(1, Ordering::SeqCst);
+                let a = active.clone();
+                handles.push(std::thread::spawn(move || {
+                    let _ = receive(s);
+                    a.fetch_sub(1, Ordering::SeqCst);
+                }));
+                handles.retain(|h| !h.is_finished());
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => {
+                std::thread::sleep(crate::run::signal::POLL);
+            }
+            Err(e) => return Err(e),
         }
     }
+    // Each connection ends by itself within `idle` of its sender's last byte.
+    for h in handles {
+        let _ = h.join();
+    }
+    Ok(())
 }
 
 /// What a run to a socket gives: the bytes (or why the method is unavailable), the wall time, the
@@ -463,9 +569,20 @@ pub fn to_socket(
     buffer: usize,
     direct: bool,
     verify: bool,
+    timeout: Duration,
 ) -> Result<SocketRun, String> {
-    let mut s = TcpStream::connect(to).map_err(|e| format!("cannot connect to the receiver at {to}: {e}"))?;
+    let mut s = TcpStream::connect_timeout(&to, timeout.min(CONNECT_TIMEOUT)).map_err(|e| {
+        if e.kind() == io::ErrorKind::TimedOut {
+            format!("no answer from the receiver at {to} in {} s (connecting)", timeout.min(CONNECT_TIMEOUT).as_secs())
+        } else {
+            format!("cannot connect to the receiver at {to}: {e}")
+        }
+    })?;
     let _ = s.set_nodelay(true);
+    // A receiver that stops taking bytes, or never confirms them, is given up on after `timeout`.
+    let _ = s.set_write_timeout(Some(timeout));
+    let _ = s.set_read_timeout(Some(timeout));
+    let silent = |e: &io::Error| matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut);
     let mut header = Vec::with_capacity(13);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&src.len.to_le_bytes());
@@ -477,6 +594,15 @@ pub fn to_socket(
     let cpu = CpuTimes::thread().since(cpu0);
     let outcome = match r {
         Ok(o) => o,
+        Err(b) if silent(&b.error) => {
+            return Err(format!(
+                "{}: no answer from the receiver at {to} in {} s (--timeout) after {} of {} bytes",
+                method.name(),
+                timeout.as_secs(),
+                b.sent,
+                src.len
+            ))
+        }
         Err(b) => {
             return Err(format!(
                 "{}: the receiver at {to} dropped the connection after {} of {} bytes: {}",
@@ -491,8 +617,18 @@ pub fn to_socket(
         return Ok((outcome, 0.0, cpu, None));
     }
     let mut answer = [0u8; 28];
-    s.read_exact(&mut answer)
-        .map_err(|e| format!("{}: the receiver at {to} did not confirm the {} bytes: {e}", method.name(), src.len))?;
+    s.read_exact(&mut answer).map_err(|e| {
+        if silent(&e) {
+            format!(
+                "{}: no answer from the receiver at {to} in {} s (--timeout): it did not confirm the {} bytes",
+                method.name(),
+                timeout.as_secs(),
+                src.len
+            )
+        } else {
+            format!("{}: the receiver at {to} did not confirm the {} bytes: {e}", method.name(), src.len)
+        }
+    })?;
     let wall = start.elapsed().as_secs_f64();
     let n = |i: usize| u64::from_le_bytes(answer[i..i + 8].try_into().unwrap_or_default());
     let receipt = Receipt {

@@ -4,7 +4,7 @@
 //! keys each store reads are listed beside it and in docs/metrics.md.
 
 use super::profile;
-use super::wire::{CountingConnector, Wire};
+use super::wire::{AnswerTimeout, CountingConnector, Wire};
 use crate::plan::size::parse_size;
 use crate::target::config::StoreConfig;
 use object_store::aws::AmazonS3Builder;
@@ -16,8 +16,23 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Keys every object store reads.
-pub const COMMON_KEYS: &[&str] =
-    &["storebench.multipart.size", "storebench.upload.active.blocks", "storebench.attempts.maximum"];
+pub const COMMON_KEYS: &[&str] = &[
+    "storebench.multipart.size",
+    "storebench.upload.active.blocks",
+    "storebench.attempts.maximum",
+    "storebench.connection.establish.timeout",
+    "storebench.connection.timeout",
+    "storebench.request.timeout",
+];
+
+/// The timeout keys of the stores without keys of their own (GCS, Azure, HTTP).
+const GENERIC_TIMEOUT_KEYS: [&str; 2] = ["storebench.connection.establish.timeout", "storebench.connection.timeout"];
+/// Default wait for a TCP connection to the store.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default wait for a request's answer to begin.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default bound of one whole request, its body included (a large GET or part must fit in it).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// The keys the S3 store reads (besides [`COMMON_KEYS`]).
 pub const S3_KEYS: &[&str] = &[
@@ -31,6 +46,8 @@ pub const S3_KEYS: &[&str] = &[
     "fs.s3a.multipart.size",
     "fs.s3a.fast.upload.active.blocks",
     "fs.s3a.attempts.maximum",
+    "fs.s3a.connection.establish.timeout",
+    "fs.s3a.connection.timeout",
     "fs.s3a.profile",
     "storebench.s3.unsigned.payload",
 ];
@@ -109,15 +126,58 @@ struct Client {
     connector: CountingConnector,
 }
 
-fn client(config: &StoreConfig, attempts_keys: &[&str], allow_http: bool, wire: &Arc<Wire>) -> Result<Client, String> {
+/// A timeout key's value, Hadoop's way: a bare number is milliseconds, else a duration with its unit
+/// (`5s`, `2m`, `500ms`). Between 1 ms and 1 day.
+pub fn timeout_value(key: &str, v: &str) -> Result<Duration, String> {
+    let v = v.trim();
+    let d = if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        v.parse::<u64>().ok().map(Duration::from_millis)
+    } else {
+        humantime::parse_duration(v).ok()
+    };
+    match d {
+        Some(d) if d >= Duration::from_millis(1) && d <= Duration::from_secs(86_400) => Ok(d),
+        _ => Err(format!("invalid {key} '{v}': expected a duration from 1 ms to 1 day (e.g. 5s, 60000 = 60 s)")),
+    }
+}
+
+/// The first of `keys` that is set, as a timeout, else `default`; with the key that set it (or the
+/// first key, which would).
+fn timeout_of(
+    config: &StoreConfig,
+    keys: &[&'static str],
+    default: Duration,
+) -> Result<(Duration, &'static str), String> {
+    for k in keys {
+        if let Some(v) = config.get(k) {
+            return Ok((timeout_value(k, v)?, k));
+        }
+    }
+    Ok((default, keys[0]))
+}
+
+fn client(
+    config: &StoreConfig,
+    attempts_keys: &[&str],
+    own_timeout_keys: [&'static str; 2],
+    allow_http: bool,
+    wire: &Arc<Wire>,
+) -> Result<Client, String> {
     let attempts: usize = match first(config, attempts_keys) {
         None => 3,
-        Some((v, k)) => v.parse().map_err(|_| format!("invalid {k} '{v}': expected a count of retries"))?,
+        Some((v, k)) => match v.parse() {
+            Ok(n) if n <= 100 => n,
+            _ => return Err(format!("invalid {k} '{v}': expected a count of retries from 0 to 100")),
+        },
     };
+    let [own_connect, own_answer] = own_timeout_keys;
+    let (connect, _) = timeout_of(config, &[own_connect, "storebench.connection.establish.timeout"], CONNECT_TIMEOUT)?;
+    let (answer, answer_key) = timeout_of(config, &[own_answer, "storebench.connection.timeout"], ANSWER_TIMEOUT)?;
+    let (request, _) = timeout_of(config, &["storebench.request.timeout"], REQUEST_TIMEOUT)?;
     Ok(Client {
         options: ClientOptions::new()
-            .with_connect_timeout(Duration::from_secs(5))
-            .with_timeout(Duration::from_secs(300))
+            .with_connect_timeout(connect)
+            .with_timeout(request.max(answer))
             .with_allow_http(allow_http),
         retry: RetryConfig {
             backoff: BackoffConfig {
@@ -128,7 +188,7 @@ fn client(config: &StoreConfig, attempts_keys: &[&str], allow_http: bool, wire: 
             max_retries: attempts,
             retry_timeout: Duration::from_secs(20),
         },
-        connector: CountingConnector(wire.clone()),
+        connector: CountingConnector(wire.clone(), AnswerTimeout { wait: answer, key: answer_key }),
     })
 }
 
@@ -191,6 +251,7 @@ pub fn s3(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Resu
     let c = client(
         &config,
         &["fs.s3a.attempts.maximum", "storebench.attempts.maximum"],
+        ["fs.s3a.connection.establish.timeout", "fs.s3a.connection.timeout"],
         endpoint.starts_with("http://"),
         wire,
     )?;
@@ -214,6 +275,17 @@ pub fn s3(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Resu
     if let Some(t) = config.get("fs.s3a.session.token") {
         b = b.with_token(t);
     }
+    let has_keys = config.get("fs.s3a.access.key").is_some() && config.get("fs.s3a.secret.key").is_some();
+    let no_endpoint = endpoint.is_empty();
+    if !has_keys {
+        if !endpoint.is_empty() {
+            // An explicit endpoint is never a cloud instance: never ask instance metadata; requests go
+            // unsigned (anonymous), and a refusal says that no credentials were found.
+            b = b.with_skip_signature(true);
+        } else {
+            instance_metadata_reachable()?;
+        }
+    }
     // UNSIGNED-PAYLOAD by default, as the AWS CRT and the SDKs over HTTPS: signing a SHA-256 of every
     // body costs about 0.9 CPU-s/GiB here and is a client cost, not the store's. `false` signs bodies.
     b = b.with_unsigned_payload(bool_key(&config, "storebench.s3.unsigned.payload", true)?);
@@ -223,17 +295,48 @@ pub fn s3(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Resu
         &["fs.s3a.fast.upload.active.blocks", "storebench.upload.active.blocks"],
         5 << 20,
     )?;
-    let inner = b.build().map_err(|e| format!("cannot configure S3 for '{url}': {e}"))?;
+    let inner = b.build().map_err(|e| {
+        format!(
+            "cannot configure S3 for '{}': {}",
+            crate::target::redact_url(url),
+            crate::target::redact_text(&e.to_string())
+        )
+    })?;
     Ok(Built {
         inner: Arc::new(inner),
         bucket: bucket.into(),
         path: path.into(),
         endpoint,
-        key_id: config.get("fs.s3a.access.key").unwrap_or("(none: anonymous or instance credentials)").to_string(),
+        key_id: match (config.get("fs.s3a.access.key"), no_endpoint) {
+            (Some(k), _) => k.to_string(),
+            (None, false) => NO_CREDENTIALS.to_string(),
+            (None, true) => "(instance credentials)".to_string(),
+        },
         part_size,
         active_blocks,
         writable: true,
         warnings: unused(&config, "s3://", S3_KEYS, |_| false),
+    })
+}
+
+/// What a refusal says when no credentials were given: where storebench looked.
+pub const NO_CREDENTIALS: &str =
+    "(none: no credentials found, looked in: env, profile, --conf, --xmlfile, -D; sent anonymously)";
+
+/// The cloud's instance-metadata service, asked for credentials only when no endpoint and no keys
+/// were given, as the AWS SDKs do.
+const INSTANCE_METADATA: &str = "169.254.169.254:80";
+
+/// Checks, within 1 s, that instance metadata can be asked for credentials; the error says where
+/// storebench looked. `AWS_EC2_METADATA_DISABLED=true` turns the look-up off, as in the AWS SDKs.
+fn instance_metadata_reachable() -> Result<(), String> {
+    let none = "no credentials found (looked in: env, profile, --conf, --xmlfile, -D, instance metadata)";
+    if std::env::var("AWS_EC2_METADATA_DISABLED").is_ok_and(|v| v.eq_ignore_ascii_case("true")) {
+        return Err(format!("{none}: instance metadata is disabled by AWS_EC2_METADATA_DISABLED; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, --profile, or --endpoint for a server that allows anonymous access"));
+    }
+    let addr: std::net::SocketAddr = INSTANCE_METADATA.parse().map_err(|e| format!("{e}"))?;
+    std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1)).map(drop).map_err(|_| {
+        format!("{none}: instance metadata did not answer in 1 s; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile")
     })
 }
 
@@ -250,6 +353,7 @@ pub fn gcs(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Res
     let c = client(
         config,
         &["storebench.attempts.maximum"],
+        GENERIC_TIMEOUT_KEYS,
         endpoint.as_deref().is_some_and(|e| e.starts_with("http://")),
         wire,
     )?;
@@ -261,7 +365,11 @@ pub fn gcs(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Res
     let keyfile = config.get("fs.gs.auth.service.account.json.keyfile");
     let mut key_id = "(application default credentials)".to_string();
     if let Some(f) = keyfile {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("cannot read GCS key file {f}: {e}"))?;
+        let text = crate::target::config::read_input(
+            std::path::Path::new(f),
+            "GCS key file",
+            crate::target::config::MAX_CONFIG_FILE,
+        )?;
         let mut json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("GCS key file {f} is not JSON: {e}"))?;
         if let Some(email) = json.get("client_email").and_then(|v| v.as_str()) {
@@ -286,7 +394,13 @@ pub fn gcs(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Res
     }
     let (part_size, active_blocks) =
         geometry(config, &["storebench.multipart.size"], &["storebench.upload.active.blocks"], 5 << 20)?;
-    let inner = b.build().map_err(|e| format!("cannot configure GCS for '{url}': {e}"))?;
+    let inner = b.build().map_err(|e| {
+        format!(
+            "cannot configure GCS for '{}': {}",
+            crate::target::redact_url(url),
+            crate::target::redact_text(&e.to_string())
+        )
+    })?;
     Ok(Built {
         inner: Arc::new(inner),
         bucket: bucket.into(),
@@ -332,7 +446,8 @@ pub fn azure(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> R
         None if emulator => format!("http://127.0.0.1:10000/{account}"),
         None => String::new(),
     };
-    let c = client(config, &["storebench.attempts.maximum"], endpoint.starts_with("http://"), wire)?;
+    let c =
+        client(config, &["storebench.attempts.maximum"], GENERIC_TIMEOUT_KEYS, endpoint.starts_with("http://"), wire)?;
     let mut b = MicrosoftAzureBuilder::new()
         .with_account(&account)
         .with_container_name(container)
@@ -349,7 +464,13 @@ pub fn azure(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> R
     }
     let (part_size, active_blocks) =
         geometry(config, &["storebench.multipart.size"], &["storebench.upload.active.blocks"], 1)?;
-    let inner = b.build().map_err(|e| format!("cannot configure Azure for '{url}': {e}"))?;
+    let inner = b.build().map_err(|e| {
+        format!(
+            "cannot configure Azure for '{}': {}",
+            crate::target::redact_url(url),
+            crate::target::redact_text(&e.to_string())
+        )
+    })?;
     Ok(Built {
         inner: Arc::new(inner),
         bucket: container.into(),
@@ -367,14 +488,20 @@ pub fn azure(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> R
 pub fn http(url: &str, scheme: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Result<Built, String> {
     let (host, path) = split(url, rest, "host", "http://host:port/path")?;
     let base = format!("{scheme}://{host}");
-    let c = client(config, &["storebench.attempts.maximum"], scheme == "http", wire)?;
+    let c = client(config, &["storebench.attempts.maximum"], GENERIC_TIMEOUT_KEYS, scheme == "http", wire)?;
     let inner = HttpBuilder::new()
         .with_url(&base)
         .with_client_options(c.options)
         .with_retry(c.retry)
         .with_http_connector(c.connector)
         .build()
-        .map_err(|e| format!("cannot configure HTTP for '{url}': {e}"))?;
+        .map_err(|e| {
+            format!(
+                "cannot configure HTTP for '{}': {}",
+                crate::target::redact_url(url),
+                crate::target::redact_text(&e.to_string())
+            )
+        })?;
     let (part_size, active_blocks) =
         geometry(config, &["storebench.multipart.size"], &["storebench.upload.active.blocks"], 1)?;
     Ok(Built {

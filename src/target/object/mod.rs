@@ -83,7 +83,7 @@ impl ObjStore {
             scheme,
             name,
             bucket: built.bucket,
-            endpoint: built.endpoint,
+            endpoint: crate::target::redact_url(&built.endpoint),
             part_size: built.part_size,
             active_blocks: built.active_blocks,
             writable: built.writable,
@@ -181,7 +181,9 @@ fn summarize(text: &str) -> String {
 /// Folds object_store's errors into storebench's, on one line, saying which host when it cannot be
 /// reached and which access key id when credentials are refused; secrets never appear.
 fn map_err(op: &'static str, path: &str, endpoint: &str, key_id: &str, e: object_store::Error) -> StoreError {
-    let text = e.to_string();
+    let text = crate::target::redact_text(&e.to_string());
+    let endpoint = crate::target::redact_url(endpoint);
+    let endpoint = endpoint.as_str();
     let refused = |detail: String| StoreError::PermissionDenied {
         op,
         path: path.into(),
@@ -197,7 +199,11 @@ fn map_err(op: &'static str, path: &str, endpoint: &str, key_id: &str, e: object
             refused(summarize(&text))
         }
         _ => {
-            let detail = if text.contains("NoSuchBucket") {
+            let detail = if let Some(at) = text.find("no answer from ") {
+                // The answer timeout's own words, up to its closing parenthesis.
+                let rest = &text[at..];
+                rest[..rest.find(')').map_or(rest.len(), |i| i + 1)].to_string()
+            } else if text.contains("NoSuchBucket") {
                 format!("the bucket does not exist ({})", summarize(&text))
             } else if text.contains("error sending request")
                 || text.contains("Connection refused")
@@ -585,7 +591,7 @@ impl Store for ObjStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { direct_io: false, hflush: false, atomic_rename: false, directories: false }
+        Capabilities { direct_io: false, hflush: false, atomic_rename: false, directories: false, in_memory: false }
     }
 
     fn engine(&self, _direct: bool) -> String {

@@ -68,7 +68,11 @@ pub fn read(name: &str, credentials: Option<&str>, config: Option<&str>) -> Opti
 pub fn apply(config: &mut StoreConfig, name: &str) -> Result<(), String> {
     let cred_path = home_file("AWS_SHARED_CREDENTIALS_FILE", ".aws/credentials");
     let conf_path = home_file("AWS_CONFIG_FILE", ".aws/config");
-    let load = |p: &Option<PathBuf>| p.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
+    let load = |p: &Option<PathBuf>| {
+        p.as_ref().and_then(|p| {
+            crate::target::config::read_input(p, "AWS profile file", crate::target::config::MAX_CONFIG_FILE).ok()
+        })
+    };
     let (cred, conf) = (load(&cred_path), load(&conf_path));
     let Some(entries) = read(name, cred.as_deref(), conf.as_deref()) else {
         let shown = |p: &Option<PathBuf>| p.as_ref().map_or("(no HOME)".into(), |p| p.display().to_string());

@@ -102,14 +102,24 @@ impl Wire {
     }
 }
 
-/// An [`HttpConnector`] that counts on a [`Wire`] around object_store's own reqwest client.
-#[derive(Debug, Clone)]
-pub struct CountingConnector(pub Arc<Wire>);
+/// The longest wait for an answer, and the key that sets it, for messages.
+#[derive(Clone, Copy, Debug)]
+pub struct AnswerTimeout {
+    /// How long a request may wait for the response to begin.
+    pub wait: std::time::Duration,
+    /// The configuration key that sets it.
+    pub key: &'static str,
+}
+
+/// An HTTP connector whose clients count every attempt in a [`Wire`] and give up on a server that
+/// does not begin to answer within the [`AnswerTimeout`].
+#[derive(Debug)]
+pub struct CountingConnector(pub Arc<Wire>, pub AnswerTimeout);
 
 impl HttpConnector for CountingConnector {
     fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
         let inner = ReqwestConnector::default().connect(options)?;
-        Ok(HttpClient::new(Counting { inner, wire: self.0.clone() }))
+        Ok(HttpClient::new(Counting { inner, wire: self.0.clone(), timeout: self.1 }))
     }
 }
 
@@ -117,7 +127,20 @@ impl HttpConnector for CountingConnector {
 struct Counting {
     inner: HttpClient,
     wire: Arc<Wire>,
+    timeout: AnswerTimeout,
 }
+
+/// The error of a server that did not answer in time; its text is what the user reads.
+#[derive(Debug)]
+struct NoAnswer(String);
+
+impl std::fmt::Display for NoAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoAnswer {}
 
 #[async_trait]
 impl HttpService for Counting {
@@ -125,7 +148,21 @@ impl HttpService for Counting {
         let method = req.method().as_str().to_string();
         let key = format!("{method} {}", req.uri());
         self.wire.attempt(&key, &method);
-        let r = self.inner.execute(req).await;
+        // Host and port only: the authority may carry user:password.
+        let uri = req.uri();
+        let host = match (uri.host(), uri.port_u16()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_string(),
+            _ => "the server".to_string(),
+        };
+        let t = self.timeout;
+        let r = match tokio::time::timeout(t.wait, self.inner.execute(req)).await {
+            Ok(r) => r,
+            Err(_) => Err(HttpError::new(
+                object_store::client::HttpErrorKind::Timeout,
+                NoAnswer(format!("no answer from {host} in {} s (set by {})", t.wait.as_secs_f64(), t.key)),
+            )),
+        };
         self.wire.answered(key, r.as_ref().ok().map(|resp| resp.status().as_u16()));
         r
     }
