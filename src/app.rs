@@ -84,7 +84,7 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
             if let Some(p) = json.filter(|_| !REPORT_WRITTEN.load(Ordering::SeqCst) && !FOLLOWER.load(Ordering::SeqCst))
             {
                 let text = failure_report(command, url.as_deref(), &e);
-                if let Err(w) = crate::export::open_output(&p, false)
+                if let Err(w) = crate::export::open_output(&p, "the JSON file", false)
                     .and_then(|mut f| f.write_all(text.as_bytes()).map_err(|x| x.to_string()))
                 {
                     eprintln!("storebench: warning: writing the JSON file {} failed: {w}", p.display());
@@ -145,7 +145,7 @@ fn print_stdout(text: &str) {
 
 /// Creates the `--json` file before the run, so an unwritable path fails before anything runs.
 fn create_json(path: Option<&std::path::Path>) -> Result<Option<std::fs::File>, Error> {
-    path.map(|p| crate::export::open_output(p, false).map_err(|e| Error::Usage(format!("--json: {e}")))).transpose()
+    path.map(|p| crate::export::open_output(p, "the JSON file", false).map_err(Error::Usage)).transpose()
 }
 
 /// Writes `text` into the `--json` file made by [`create_json`]; returns why it could not.
@@ -307,7 +307,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     let mut file_errors = Vec::new();
     file_errors.extend(write_json(json_file, args.json.as_deref(), &report));
     if let Some(p) = &args.csv {
-        let written = crate::export::open_output(p, false)
+        let written = crate::export::open_output(p, "the CSV file", false)
             .and_then(|mut f| f.write_all(crate::export::ops::csv(&report).as_bytes()).map_err(|e| e.to_string()));
         if let Err(e) = written {
             file_errors.push(format!("writing the CSV file {} failed: {e}", p.display()));
@@ -430,7 +430,7 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     if !hadoop_lines.is_empty() && complete && finite {
         let raw = report.dfsio_run.as_ref().map(|d| d.aggregates.raw_lines()).unwrap_or_default();
         let text: String = hadoop_lines.iter().chain(raw.iter()).map(|l| format!("{l}\n")).collect();
-        let appended = crate::export::open_output(&args.res_file, true)
+        let appended = crate::export::open_output(&args.res_file, "the -resFile", true)
             .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()).map_err(|e| e.to_string()));
         if let Err(e) = appended {
             file_errors.push(format!("appending to the -resFile {} failed: {e}", args.res_file.display()));

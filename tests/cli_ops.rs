@@ -332,5 +332,10 @@ fn a_run_that_cannot_start_leaves_nothing_behind() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("--file-path /no/such/file does not exist"));
-    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "the run directory and the JSON file are gone");
+    // The run directory is gone; the JSON report is the only thing left, and says why.
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("out.json")]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["outcome"]["status"], "failed");
+    assert!(v["outcome"]["error"].as_str().unwrap().contains("--file-path /no/such/file does not exist"));
 }

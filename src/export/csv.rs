@@ -79,7 +79,7 @@ impl CsvStream {
     /// Creates the file now (so a bad path fails before the run) and starts the writer thread.
     pub fn create(path: &Path) -> Result<Self, String> {
         let created = std::fs::symlink_metadata(path).is_err();
-        let file = super::open_output(path, false).map_err(|e| format!("--csv: {e}"))?;
+        let file = super::open_output(path, "the CSV file", false)?;
         let (sender, receiver) = channel::<Event>();
         let handle = std::thread::Builder::new()
             .name("storebench-csv".into())

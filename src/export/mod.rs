@@ -39,13 +39,13 @@ pub fn exporter(format: Format, verbose: bool, quiet: bool) -> Box<dyn Exporter>
     }
 }
 
-/// Opens a report file the user named (`--json`, `--csv`, `-resFile`) for writing: created if
+/// Opens a report file the user named (`what` names it in errors: "the JSON file") (`--json`, `--csv`, `-resFile`) for writing: created if
 /// missing, replaced (or, with `append`, added to) only when it is a regular file. A symbolic link,
 /// device, FIFO or directory is refused with one line: report files are never written through a link
 /// or into a device. The check is made on the opened handle, before anything is truncated.
-pub fn open_output(path: &std::path::Path, append: bool) -> Result<std::fs::File, String> {
+pub fn open_output(path: &std::path::Path, what: &str, append: bool) -> Result<std::fs::File, String> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let shown = path.display();
+    let shown = format!("{what} {}", path.display());
     let mut o = std::fs::OpenOptions::new();
     o.write(true).create(true).append(append);
     o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC);

@@ -586,6 +586,21 @@ impl Store for LocalStore {
         std::fs::remove_file(path).map_err(|e| map_io("delete", path, 0, e))
     }
 
+    fn free_space(&self, path: &str) -> Option<u64> {
+        // The path itself when it is a directory, else its parent ("." for a bare name).
+        let p = Path::new(path);
+        let dir =
+            if p.is_dir() { p } else { p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")) };
+        let c = CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: a zeroed statvfs is a valid out-parameter; c is NUL-terminated.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 || st.f_blocks == 0 {
+            // No figure (ramfs and some pseudo filesystems report no blocks at all).
+            return None;
+        }
+        Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+    }
+
     fn check_replaceable(&self, path: &str) -> Result<(), StoreError> {
         use std::os::unix::fs::MetadataExt;
         match std::fs::symlink_metadata(path) {

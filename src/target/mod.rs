@@ -246,6 +246,11 @@ pub trait Store: Send + Sync {
     fn check_replaceable(&self, _path: &str) -> Result<(), StoreError> {
         Ok(())
     }
+    /// Bytes free for new data where `path` (a directory, or a file's directory) lives, on stores
+    /// that can tell; None elsewhere.
+    fn free_space(&self, _path: &str) -> Option<u64> {
+        None
+    }
     /// Store-wide counters, for `--verbose`.
     fn counters(&self) -> Counters {
         Vec::new()
@@ -308,7 +313,8 @@ pub fn open_target(url: &str, config: &StoreConfig) -> Result<Target, String> {
                 // file:///abs/path -> /abs/path ; file://host/path is not supported.
                 if !rest.starts_with('/') {
                     return Err(format!(
-                        "invalid file URL '{url}': use file:///absolute/path (three slashes) or a plain path"
+                        "invalid file URL '{}': use file:///absolute/path (three slashes) or a plain path",
+                        redact_url(url)
                     ));
                 }
                 percent_decode(rest)?

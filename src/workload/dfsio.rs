@@ -161,6 +161,18 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
                     }
                 }
             }
+            let need = plan.nr_files.saturating_mul(plan.file_size);
+            if let Some(free) = store.free_space(&plan.data_dir()) {
+                if need > free {
+                    return Err(format!(
+                        "-nrFiles {} x -fileSize {} does not fit: the filesystem holding {} has {} free",
+                        plan.nr_files,
+                        crate::plan::size::human_bytes(plan.file_size),
+                        plan.root,
+                        crate::plan::size::human_bytes(free)
+                    ));
+                }
+            }
             let old = manifest::read(target, plan)?;
             let replace = old.is_some();
             let mut m = old.unwrap_or_default();

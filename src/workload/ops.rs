@@ -244,9 +244,10 @@ fn prepare_into(target: &Target, plan: &OpsPlan, default_base: bool, p: &mut Pre
             }
         }
     }
-    if plan.has(Op::Rename) {
-        // rename goes to test_K_new and back: that name must be free too (on object stores a rename
-        // is a copy that would replace it).
+    if plan.has(Op::Rename) && !store.capabilities().atomic_rename {
+        // rename goes to test_K_new and back. Where rename is a copy that would replace test_K_new
+        // (object stores), that name must be free before the run; elsewhere a rename onto an existing
+        // name fails on its own, without replacing it, and counts as a failed operation.
         for k in 0..plan.threads {
             let f = format!("{}_new", file_of(&p.base, k));
             if exists(&f)? {

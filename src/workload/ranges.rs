@@ -23,6 +23,11 @@ pub const MAX_RANGES_FILE: u64 = 16 << 20;
 /// Parses `START-END` (inclusive end) or `START,LENGTH`.
 pub fn parse_range(s: &str) -> Result<Range, String> {
     let s = s.trim();
+    if s.len() > 64 {
+        // A line of a hostile file is not echoed whole.
+        let head: String = s.chars().take(32).collect();
+        return Err(format!("range '{head}...' is {} characters long; a range is START-END or START,LENGTH", s.len()));
+    }
     let num = |x: &str| x.trim().parse::<u64>().map_err(|_| format!("'{}' is not a byte offset", x.trim()));
     let r = if let Some((a, b)) = s.split_once(',') {
         let (start, len) = (num(a)?, num(b)?);

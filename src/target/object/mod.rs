@@ -21,6 +21,8 @@ mod clouds;
 mod profile;
 pub mod wire;
 
+pub use clouds::timeout_value;
+
 pub use clouds::{AZURE_KEYS, COMMON_KEYS, ENV_KEYS, GCS_KEYS, S3_KEYS};
 
 #[derive(Default)]
