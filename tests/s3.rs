@@ -492,3 +492,50 @@ fn dfsio_on_s3() {
         .stdout(predicate::str::contains("removed 3"));
     assert!(t.store.list(&format!("{}/io_data", t.path)).unwrap().is_empty());
 }
+
+/// The user's own test_0 and test_1 objects survive an ops mix with create_write (refused before a
+/// byte is written), and an interrupted multipart upload (SIGTERM) leaves no object behind.
+#[test]
+fn foreign_objects_survive_and_sigterm_aborts_the_upload() {
+    let Some(s3) = server() else { return };
+    let prefix = unique("foreign");
+    let t = open_target(&format!("s3://{}/{prefix}/", s3.bucket), &s3.config()).unwrap();
+    for k in 0..2 {
+        let mut w = t.store.create(&format!("{prefix}/test_{k}"), &Default::default()).unwrap();
+        w.write(format!("mine {k}").as_bytes()).unwrap();
+        w.close().unwrap();
+    }
+    s3.cmd()
+        .args(["ops", "--mix", "open_read=50,create_write=30,stat=20", "--threads", "2", "--iterations", "5"])
+        .args(["--file-size", "4k", "--repeats", "1", "--prepare"])
+        .arg(format!("s3://{}/{prefix}/", s3.bucket))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("create_write will not overwrite it"));
+    for k in 0..2 {
+        let mut r = t.store.open(&format!("{prefix}/test_{k}"), &Default::default()).unwrap();
+        let mut buf = vec![0u8; 6];
+        r.read_at(0, &mut buf).unwrap();
+        assert_eq!(buf, format!("mine {k}").as_bytes());
+    }
+    // SIGTERM during a multipart upload: exit 143, the upload aborted, nothing left under the prefix
+    // but the user's two objects.
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("storebench"))
+        .env("AWS_ACCESS_KEY_ID", &s3.access)
+        .env("AWS_SECRET_ACCESS_KEY", &s3.secret)
+        .env("AWS_ENDPOINT_URL", &s3.endpoint)
+        .args(["bandwidth", "2g", "--block", "1m", "-D", "fs.s3a.multipart.size=5m", "-q"])
+        .arg(format!("s3://{}/{prefix}/", s3.bucket))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut names = t.store.list(&prefix).unwrap();
+    names.sort();
+    assert_eq!(names, vec!["test_0".to_string(), "test_1".to_string()]);
+}

@@ -55,6 +55,13 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
                     ms(q.total_s)
                 );
             }
+            if s.cold_requests_omitted > 0 {
+                let _ = writeln!(
+                    out,
+                    "  ... and {} more GETs (in the figures below)",
+                    with_commas(s.cold_requests_omitted)
+                );
+            }
         }
         let warm = match (s.warm_mean_s, s.warm_min_s) {
             (Some(m), Some(n)) => format!("; warm mean {} (min {})", ms(m), ms(n)),

@@ -276,6 +276,19 @@ pub fn ranges(
         args.range.iter().map(|x| r::parse_range(x).map_err(|e| format!("--range: {e}"))).collect::<Result<_, _>>()?
     };
     r::check_ranges(&ranges, size, &args.url)?;
+    if args.warm > r::MAX_WARM {
+        return Err(format!("invalid --warm {}: at most {} warm passes", args.warm, r::MAX_WARM));
+    }
+    if args.strategy.iter().any(|s| matches!(s, Strategy::Split | Strategy::All)) {
+        let pieces = ranges.iter().fold(0u64, |a, x| a.saturating_add((x.end - x.start).div_ceil(args.split_size)));
+        if pieces > r::MAX_FETCHES {
+            return Err(format!(
+                "--split-size {} cuts the ranges into {pieces} GETs; a pass makes at most {}: give a larger --split-size",
+                args.split_size,
+                r::MAX_FETCHES
+            ));
+        }
+    }
     // Each GET lands in a buffer of its length, one per reader; `whole` and --verify hold the span
     // that covers every range.
     let largest = ranges.iter().map(|x| x.end - x.start).max().unwrap_or(0);

@@ -144,8 +144,12 @@ pub struct StrategyReport {
     pub warm_min_s: Option<f64>,
     /// Latency of one GET over every pass (first_byte_mean_s: time to first byte).
     pub request_latency: LatencyStats,
-    /// The cold pass's GETs, in the order they started.
+    /// The cold pass's GETs, in the order they started: the first
+    /// [`crate::workload::ranges::LISTED_REQUESTS`] of them.
     pub cold_requests: Vec<RequestReport>,
+    /// GETs of the cold pass left out of `cold_requests` (its statistics cover every GET).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cold_requests_omitted: u64,
     /// The bytes were checked and matched.
     pub verified: bool,
 }
@@ -529,4 +533,8 @@ pub enum Status {
     Failed,
     /// Stopped by Ctrl-C; the figures cover what was done.
     Interrupted,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -19,6 +19,14 @@ pub type Range = std::ops::Range<u64>;
 pub const MAX_RANGES: usize = 100_000;
 /// The largest ranges file read.
 pub const MAX_RANGES_FILE: u64 = 16 << 20;
+/// The most GETs one pass of one strategy makes (split cuts ranges into more pieces).
+pub const MAX_FETCHES: u64 = 1_000_000;
+/// The cold-pass GETs listed one by one in the report and the text; the rest are counted.
+pub const LISTED_REQUESTS: usize = 10_000;
+/// The GETs kept to fit the link's latency and bandwidth.
+const LINK_POINTS: usize = 100_000;
+/// The most warm passes.
+pub const MAX_WARM: usize = 10_000;
 
 /// Parses `START-END` (inclusive end) or `START,LENGTH`.
 pub fn parse_range(s: &str) -> Result<Range, String> {
@@ -390,10 +398,13 @@ pub fn run(
                     error: None,
                 });
             }
+            // The link is fitted through at most LINK_POINTS GETs: memory stays flat with passes.
             if strategy == Strategy::Sequential {
-                seq_requests.extend(timed.iter().cloned());
+                let room = LINK_POINTS.saturating_sub(seq_requests.len());
+                seq_requests.extend(timed.iter().take(room).cloned());
             }
-            all_requests.extend(timed.iter().cloned());
+            let room = LINK_POINTS.saturating_sub(all_requests.len());
+            all_requests.extend(timed.iter().take(room).cloned());
             if p == 0 {
                 cold = timed;
             }
@@ -418,8 +429,10 @@ pub fn run(
             warm_mean_s: (!warm.is_empty()).then(|| warm.iter().sum::<f64>() / warm.len() as f64),
             warm_min_s: warm.iter().copied().reduce(f64::min),
             request_latency: latency_stats(rec.op(OpKind::DownloadBlock)),
+            cold_requests_omitted: cold.len().saturating_sub(LISTED_REQUESTS) as u64,
             cold_requests: cold
                 .iter()
+                .take(LISTED_REQUESTS)
                 .map(|t| RequestReport {
                     start: t.fetch.start,
                     end: t.fetch.end - 1,
