@@ -26,7 +26,7 @@ pub const LISTED_REQUESTS: usize = 10_000;
 /// The GETs kept to fit the link's latency and bandwidth.
 const LINK_POINTS: usize = 100_000;
 /// The most warm passes.
-pub const MAX_WARM: usize = 10_000;
+pub const MAX_WARM: usize = 1_000_000;
 
 /// Parses `START-END` (inclusive end) or `START,LENGTH`.
 pub fn parse_range(s: &str) -> Result<Range, String> {
