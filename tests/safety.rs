@@ -234,6 +234,42 @@ fn sigterm_and_sighup_stop_clean_up_and_keep_a_report() {
 }
 
 #[test]
+fn sigterm_removes_ops_files_and_transfers_test_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let runs: [(&[&str], &Path); 2] = [
+        (
+            &[
+                "ops",
+                "--op",
+                "create_write",
+                "--threads",
+                "2",
+                "--duration",
+                "60s",
+                "--file-size",
+                "1m",
+                work.to_str().unwrap(),
+            ],
+            &work,
+        ),
+        (&["transfer", "--size", "3g", "--method", "read-write", "--buffer", "4k", "--runs", "50"], &tmp),
+    ];
+    for (args, left) in runs {
+        let child = spawn(args, &[("TMPDIR", &tmp)]);
+        std::thread::sleep(Duration::from_millis(1500));
+        signal(&child, libc::SIGTERM);
+        let (rc, _, err) = wait_bounded(child, Duration::from_secs(90));
+        assert_eq!(rc, 143, "{args:?}: {err}");
+        let names: Vec<_> = std::fs::read_dir(left).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(names.is_empty(), "{args:?} left {names:?}");
+    }
+}
+
+#[test]
 fn an_interrupted_dfsio_appends_nothing_to_the_result_file() {
     let dir = tempfile::tempdir().unwrap();
     let res = dir.path().join("res.log");
