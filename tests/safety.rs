@@ -477,3 +477,44 @@ fn wrong_or_empty_inputs_are_refused_not_reported_as_fine() {
     assert_eq!(v["outcome"]["status"], "failed");
     assert!(v["outcome"]["error"].as_str().unwrap().contains("already exists"));
 }
+
+#[test]
+fn no_credentials_says_where_it_looked_without_asking_the_network() {
+    // Instance metadata is turned off here, so nothing leaves the machine; the errors say where
+    // storebench looked.
+    let home = tempfile::tempdir().unwrap();
+    for (url, needle) in [
+        ("s3://bucket/x", "no credentials found (looked in: env, profile"),
+        ("gs://bucket/x", "no GCS credentials found"),
+        ("az://container/x", "no Azure credentials found"),
+    ] {
+        let mut c = sb();
+        for v in [
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_ENDPOINT_URL",
+            "AWS_ENDPOINT",
+            "AWS_PROFILE",
+            "STORAGE_EMULATOR_HOST",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "AZURE_STORAGE_ACCOUNT_KEY",
+            "AZURE_STORAGE_SAS_TOKEN",
+            "AZURE_STORAGE_ENDPOINT",
+            "AZURE_STORAGE_USE_EMULATOR",
+        ] {
+            c.env_remove(v);
+        }
+        let out = c
+            .env("HOME", home.path())
+            .env("STOREBENCH_NO_INSTANCE_METADATA", "true")
+            .env("AZURE_STORAGE_ACCOUNT_NAME", "acct")
+            .args(["bandwidth", "1m", url])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle) && err.contains("instance metadata is disabled"), "{url}: {err}");
+        one_line(&err);
+    }
+}

@@ -330,14 +330,25 @@ const INSTANCE_METADATA: &str = "169.254.169.254:80";
 /// Checks, within 1 s, that instance metadata can be asked for credentials; the error says where
 /// storebench looked. `AWS_EC2_METADATA_DISABLED=true` turns the look-up off, as in the AWS SDKs.
 fn instance_metadata_reachable() -> Result<(), String> {
-    let none = "no credentials found (looked in: env, profile, --conf, --xmlfile, -D, instance metadata)";
-    if std::env::var("AWS_EC2_METADATA_DISABLED").is_ok_and(|v| v.eq_ignore_ascii_case("true")) {
-        return Err(format!("{none}: instance metadata is disabled by AWS_EC2_METADATA_DISABLED; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, --profile, or --endpoint for a server that allows anonymous access"));
+    metadata_reachable(
+        "no credentials found (looked in: env, profile, --conf, --xmlfile, -D, instance metadata)",
+        "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile, or --endpoint for a server that allows anonymous access",
+        "AWS_EC2_METADATA_DISABLED",
+    )
+}
+
+/// The bounded look-up of any cloud's instance-metadata service: `none` says where storebench looked,
+/// `hint` what to set. `disable_var=true` (or `STOREBENCH_NO_INSTANCE_METADATA=true`) turns it off.
+fn metadata_reachable(none: &str, hint: &str, disable_var: &str) -> Result<(), String> {
+    for var in [disable_var, "STOREBENCH_NO_INSTANCE_METADATA"] {
+        if std::env::var(var).is_ok_and(|v| v.eq_ignore_ascii_case("true")) {
+            return Err(format!("{none}: instance metadata is disabled by {var}; {hint}"));
+        }
     }
     let addr: std::net::SocketAddr = INSTANCE_METADATA.parse().map_err(|e| format!("{e}"))?;
-    std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1)).map(drop).map_err(|_| {
-        format!("{none}: instance metadata did not answer in 1 s; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile")
-    })
+    std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1))
+        .map(drop)
+        .map_err(|_| format!("{none}: instance metadata did not answer in 1 s; {hint}"))
 }
 
 /// `gs://bucket/path`.
@@ -383,6 +394,17 @@ pub fn gcs(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Res
             }
             (None, _) => b = b.with_application_credentials(f),
             (Some(_), None) => return Err(format!("GCS key file {f} is not a JSON object")),
+        }
+    } else if endpoint.is_none() {
+        // Application default credentials: gcloud's file, else the instance's metadata (bounded).
+        let adc = std::env::var_os("HOME")
+            .map(|h| std::path::Path::new(&h).join(".config/gcloud/application_default_credentials.json"));
+        if !adc.is_some_and(|p| p.is_file()) {
+            metadata_reachable(
+                "no GCS credentials found (looked in: GOOGLE_APPLICATION_CREDENTIALS, -D fs.gs.auth.service.account.json.keyfile, gcloud's application default credentials, instance metadata)",
+                "set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, or --endpoint for an emulator",
+                "STOREBENCH_NO_INSTANCE_METADATA",
+            )?;
         }
     } else if let Some(e) = &endpoint {
         // An emulator without credentials (fake-gcs-server): no OAuth.
@@ -461,6 +483,15 @@ pub fn azure(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> R
         b = b.with_access_key(k);
     } else if let Some(sas) = config.get("fs.azure.sas.token") {
         b = b.with_config(AzureConfigKey::SasKey, sas);
+    } else if !endpoint.is_empty() {
+        // An explicit endpoint without a key: anonymous requests, never the instance's identity.
+        b = b.with_skip_signature(true);
+    } else {
+        metadata_reachable(
+            "no Azure credentials found (looked in: fs.azure.account.key, AZURE_STORAGE_ACCOUNT_KEY, fs.azure.sas.token, AZURE_STORAGE_SAS_TOKEN, instance metadata)",
+            "set AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_TOKEN",
+            "STOREBENCH_NO_INSTANCE_METADATA",
+        )?;
     }
     let (part_size, active_blocks) =
         geometry(config, &["storebench.multipart.size"], &["storebench.upload.active.blocks"], 1)?;
