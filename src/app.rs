@@ -381,14 +381,11 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     };
     // Rank 0 waits for the others at most 5 minutes or 4 times its own run, whichever is longer.
     let wait = Duration::from_secs(300).max(began.elapsed() * 4);
-    let own_error = mine.error.clone();
     let bytes = serde_json::to_vec(&mine).map_err(|e| Error::Run(format!("cannot encode this rank's result: {e}")))?;
     let Some(all) = gather_or_abort(&dist, bytes, wait) else {
-        // Not rank 0: rank 0 reports; this rank's exit code says whether its own part failed.
-        return match own_error {
-            Some(e) => Err(Error::Run(e)),
-            None => Ok(()),
-        };
+        // Not rank 0: rank 0 has this rank's failure, names it and exits non-zero. Exiting 0 here
+        // keeps mpirun from aborting rank 0 before it has reported.
+        return Ok(());
     };
     let out = dfsio::merge(decode_parts::<RankResult>(&all)?);
     let exec_ms = began.elapsed().as_millis() as i64;
@@ -778,12 +775,12 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
         (rec, tasks)
     } else {
         let part = bandwidth::RankPart::new(dist.rank(), &host, &mine.file, &rec, out);
-        let own_failure = part.failure.clone();
         let bytes =
             serde_json::to_vec(&part).map_err(|e| Error::Run(format!("cannot encode this rank's result: {e}")))?;
         let Some(all) = gather_or_abort(&dist, bytes, wait_after(began)) else {
-            // Not rank 0: rank 0 reports; this rank's exit code says whether its own part failed.
-            return own_failure.map_or(Ok(()), |e| Err(Error::Run(e)));
+            // Not rank 0: rank 0 has this rank's failure, names it and exits non-zero. Exiting 0
+            // here keeps mpirun from aborting rank 0 before it has reported.
+            return Ok(());
         };
         let (merged, merged_out, tasks) = bandwidth::merge_ranks(decode_parts(&all)?).map_err(Error::Run)?;
         out = merged_out;

@@ -151,8 +151,10 @@ fn ranks_that_disagree_or_fail_are_named_and_nobody_hangs() {
     assert!(err.contains("rank 2 was started with different arguments") && err.contains("'5'"), "{err}");
     assert!(!r.is_empty() && !std::path::Path::new(r).exists(), "nothing ran");
 
-    // Task 3 (rank 3) cannot write: its file is a directory. Rank 0 says which rank and why.
-    std::fs::create_dir_all(tmp.path().join("T/io_data/test_io_3")).unwrap();
+    // Task 3 (rank 3) cannot write: a link is planted at its name (dangling, so it passes the checks
+    // before the run; the exclusive create refuses it). Rank 0 says which rank and why.
+    std::fs::create_dir_all(tmp.path().join("T/io_data")).unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("nowhere"), tmp.path().join("T/io_data/test_io_3")).unwrap();
     let out = mpirun(
         "4",
         &["dfsio", "-write", "-nrFiles", "4", "-fileSize", "1MB", "-rootDir", r, "-q", "-resFile", "/dev/null"],
@@ -161,6 +163,7 @@ fn ranks_that_disagree_or_fail_are_named_and_nobody_hangs() {
     assert!(!out.status.success());
     assert!(err.contains("rank 3 (") && err.contains("task 3"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    assert!(!tmp.path().join("nowhere").exists(), "nothing written through the link");
 }
 
 /// The S3 test server's URL keys, when the test script started one.
@@ -258,7 +261,7 @@ fn bandwidth_with_one_file_per_rank_on_files_and_s3() {
     std::fs::create_dir(format!("{}.rank2", g.display())).unwrap();
     let out = mpirun("4", &["bandwidth", "4m", g.to_str().unwrap(), "--overwrite", "-q", "--json", j]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("rank 2 (") && err.contains("Is a directory"), "{err}");
+    assert!(!out.status.success() && err.contains("rank 2 (") && err.contains("is a directory"), "{err}");
     let rep = report(&json);
     assert_eq!(rep.phases[0].bytes, 12 << 20);
     assert!(!rep.phases[0].complete);

@@ -42,7 +42,8 @@ pub fn exporter(format: Format, verbose: bool, quiet: bool) -> Box<dyn Exporter>
 /// Opens a report file the user named (`what` names it in errors: "the JSON file") (`--json`, `--csv`, `-resFile`) for writing: created if
 /// missing, replaced (or, with `append`, added to) only when it is a regular file. A symbolic link,
 /// device, FIFO or directory is refused with one line: report files are never written through a link
-/// or into a device. The check is made on the opened handle, before anything is truncated.
+/// or into a device (`/dev/null` alone is taken, as the usual discard). The check is made on the opened
+/// handle, before anything is truncated.
 pub fn open_output(path: &std::path::Path, what: &str, append: bool) -> Result<std::fs::File, String> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let shown = format!("{what} {}", path.display());
@@ -55,10 +56,12 @@ pub fn open_output(path: &std::path::Path, what: &str, append: bool) -> Result<s
         _ => format!("cannot create {shown}: {e}"),
     })?;
     let m = f.metadata().map_err(|e| format!("cannot stat {shown}: {e}"))?;
-    if let Some(kind) = crate::target::local::not_regular(m.mode() as libc::mode_t) {
+    // /dev/null is the one device a report may go to: the usual way to discard it.
+    let discard = path == std::path::Path::new("/dev/null");
+    if let Some(kind) = crate::target::local::not_regular(m.mode() as libc::mode_t).filter(|_| !discard) {
         return Err(format!("{shown} is {kind}: give a regular file for the report"));
     }
-    if !append {
+    if !append && !discard {
         f.set_len(0).map_err(|e| format!("cannot truncate {shown}: {e}"))?;
     }
     Ok(f)

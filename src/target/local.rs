@@ -604,6 +604,8 @@ impl Store for LocalStore {
     fn check_replaceable(&self, path: &str) -> Result<(), StoreError> {
         use std::os::unix::fs::MetadataExt;
         match std::fs::symlink_metadata(path) {
+            // A directory is never replaced either: `create` fails on it by itself.
+            Ok(m) if m.is_dir() => Ok(()),
             Ok(m) => match not_regular(m.mode() as libc::mode_t) {
                 Some(kind) => Err(refused("overwrite", path, kind)),
                 None => Ok(()),
