@@ -17,7 +17,7 @@ pub const MAX_XML_DEPTH: usize = 32;
 /// directory is refused at once (it is opened without blocking and checked on the open handle), and a
 /// larger file is refused naming the cap. `what` names the file in errors.
 pub fn read_input(path: &Path, what: &str, cap: u64) -> Result<String, String> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let shown = path.display();
     let f = std::fs::OpenOptions::new()
         .read(true)
@@ -25,19 +25,7 @@ pub fn read_input(path: &Path, what: &str, cap: u64) -> Result<String, String> {
         .open(path)
         .map_err(|e| format!("cannot read {what} {shown}: {e}"))?;
     let meta = f.metadata().map_err(|e| format!("cannot read {what} {shown}: {e}"))?;
-    let t = meta.file_type();
-    if !t.is_file() {
-        let kind = if t.is_dir() {
-            "a directory"
-        } else if t.is_fifo() {
-            "a FIFO"
-        } else if t.is_char_device() || t.is_block_device() {
-            "a device"
-        } else if t.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
+    if let Some(kind) = super::local::not_regular(meta.mode() as libc::mode_t) {
         return Err(format!("cannot read {what} {shown}: it is {kind}; give a regular file"));
     }
     if meta.len() > cap {

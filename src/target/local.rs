@@ -145,13 +145,18 @@ fn open_regular(path: &str, flags: libc::c_int, op: &'static str) -> Result<(Fd,
     if let Some(kind) = not_regular(st.st_mode) {
         return Err(refused(op, path, kind));
     }
-    // Back to blocking I/O for the regular file.
+    set_blocking(fd.0);
+    Ok((fd, st))
+}
+
+/// Turns blocking I/O back on for a descriptor opened with O_NONBLOCK (so that opening a FIFO or a
+/// device could not block) once it is known to be a regular file.
+pub fn set_blocking(fd: libc::c_int) {
     // SAFETY: fcntl on an open descriptor.
     unsafe {
-        let fl = libc::fcntl(fd.0, libc::F_GETFL);
-        libc::fcntl(fd.0, libc::F_SETFL, fl & !libc::O_NONBLOCK);
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK);
     }
-    Ok((fd, st))
 }
 
 /// Creates a new file that nothing else can have planted: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600. It
@@ -510,11 +515,7 @@ impl Store for LocalStore {
         if let Some(kind) = not_regular(st.st_mode) {
             return Err(refused("open", path, kind));
         }
-        // SAFETY: fcntl on an open descriptor.
-        unsafe {
-            let fl = libc::fcntl(fd.0, libc::F_GETFL);
-            libc::fcntl(fd.0, libc::F_SETFL, fl & !libc::O_NONBLOCK);
-        }
+        set_blocking(fd.0);
         if opts.sequential {
             // SAFETY: advisory syscall on an open descriptor; failure is harmless.
             unsafe { libc::posix_fadvise(fd.0, 0, 0, libc::POSIX_FADV_SEQUENTIAL) };

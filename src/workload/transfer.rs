@@ -128,11 +128,7 @@ impl Source {
                 "{shown} is empty (files of /proc and /sys say 0 bytes too): give a file with data, or leave FILE out to send a --size test file"
             ));
         }
-        // SAFETY: fcntl on an open descriptor: back to blocking reads.
-        unsafe {
-            let fl = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
-            libc::fcntl(file.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
-        }
+        crate::target::local::set_blocking(file.as_raw_fd());
         Ok(Source { file, len: meta.len(), path: shown.to_string() })
     }
 }
