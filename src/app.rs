@@ -91,10 +91,9 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
                 }
             }
             match &e {
-                Error::Interrupted => eprintln!(
-                    "storebench: interrupted by {}; the figures above cover what was done",
-                    crate::run::signal::name(crate::run::signal::received().unwrap_or(libc::SIGINT))
-                ),
+                Error::Interrupted => {
+                    eprintln!("storebench: {}; the figures above cover what was done", crate::run::signal::describe())
+                }
                 other => eprintln!("storebench: {other}"),
             }
             e.exit_code()
@@ -117,10 +116,7 @@ fn failure_report(command: &str, target: Option<&str>, e: &Error) -> String {
         Error::Run(_) => "failed",
     };
     let error = match e {
-        Error::Interrupted => format!(
-            "interrupted by {}",
-            crate::run::signal::name(crate::run::signal::received().unwrap_or(libc::SIGINT))
-        ),
+        Error::Interrupted => crate::run::signal::describe(),
         other => other.to_string(),
     };
     let doc = serde_json::json!({
@@ -197,7 +193,6 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
     let prepared = match dist.share(|| ops::prepare(&target, &all_plan, default_base), WAIT) {
         Ok(p) => p,
         Err(e) => {
-            drop(json_file);
             return Err(Error::Run(e));
         }
     };
@@ -342,7 +337,6 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     // Rank 0 alone makes the directories and checks the files; the others wait for its word.
     let prepared = if leads { dfsio::prepare(&target, &plan) } else { Ok(()) };
     if let Err(e) = dist.verdict(prepared, short) {
-        drop(json_file);
         return Err(Error::Run(e));
     }
     let started = std::time::SystemTime::now();
@@ -694,7 +688,6 @@ fn run_ranges(args: crate::cli::ranges::RangesArgs) -> Result<(), Error> {
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
     if let Some(s) = plan.prepare {
         if let Err(e) = ranges::prepare_object(&target, s, plan.seed) {
-            drop(json_file);
             return Err(Error::Run(e));
         }
     }
@@ -748,7 +741,6 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
                     let _ = std::fs::remove_file(p);
                 }
             }
-            drop(json_file);
             return Err(Error::Run(e));
         }
     };

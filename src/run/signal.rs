@@ -79,6 +79,11 @@ pub fn name(sig: i32) -> &'static str {
     }
 }
 
+/// How a stopped run is described in messages and reports: "interrupted by SIGTERM".
+pub fn describe() -> String {
+    format!("interrupted by {}", name(received().unwrap_or(libc::SIGINT)))
+}
+
 /// Sleeps for `d`, or less when `stop` is set: it is checked every [`POLL`]. Returns false when the
 /// sleep was cut short.
 pub fn sleep(d: Duration, stop: &AtomicBool) -> bool {

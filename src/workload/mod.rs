@@ -23,13 +23,7 @@ pub fn base_report(
     let (status, error) = match failure {
         None => (Status::Completed, None),
         Some(Failure::Failed(m)) => (Status::Failed, Some(m.clone())),
-        Some(Failure::Interrupted) => (
-            Status::Interrupted,
-            Some(format!(
-                "interrupted by {}",
-                crate::run::signal::name(crate::run::signal::received().unwrap_or(libc::SIGINT))
-            )),
-        ),
+        Some(Failure::Interrupted) => (Status::Interrupted, Some(crate::run::signal::describe())),
     };
     let url = if target.store.url() == "file://" {
         target.path.clone()
