@@ -124,26 +124,41 @@ fn fstat(fd: &Fd) -> io::Result<libc::stat> {
     Ok(st)
 }
 
-/// Opens `path` safely: never through a symbolic link (O_NOFOLLOW), never blocking on a FIFO or a
-/// device (O_NONBLOCK, cleared once the handle is checked), and only when the opened handle is a
-/// regular file (fstat on the handle itself, so nothing can be swapped in between a check and the
-/// open). `op` names the operation in errors.
-fn open_regular(path: &str, flags: libc::c_int, op: &'static str) -> Result<(Fd, libc::stat), StoreError> {
-    let fd = open_fd(path, flags | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY).map_err(|e| {
-        if e.raw_os_error() == Some(libc::ELOOP) {
-            refused(op, path, "a symbolic link")
-        } else if e.raw_os_error() == Some(libc::ENXIO) {
-            // O_WRONLY|O_NONBLOCK on a FIFO without a reader.
-            refused(op, path, "a FIFO")
-        } else if e.raw_os_error() == Some(libc::EISDIR) {
-            refused(op, path, "a directory")
-        } else {
-            map_io(op, path, 0, e)
+/// Why [`open_regular`] did not give a handle: the OS's error, or what the path turned out to be.
+enum NotOpened {
+    /// The open or fstat failed.
+    Os(io::Error),
+    /// The path is not a regular file: a directory, a link, a FIFO, a device...
+    Kind(&'static str),
+}
+
+impl NotOpened {
+    /// The store error for operation `op` on `path`; `direct` reads EINVAL as the filesystem
+    /// refusing O_DIRECT.
+    fn into_store(self, op: &'static str, path: &str, direct: bool) -> StoreError {
+        match self {
+            NotOpened::Os(e) if direct && e.raw_os_error() == Some(libc::EINVAL) => direct_refused(path, &e),
+            NotOpened::Os(e) => map_io(op, path, 0, e),
+            NotOpened::Kind(kind) => refused(op, path, kind),
         }
+    }
+}
+
+/// Opens `path` as a regular file, or says why not: never blocking on a FIFO or a device (O_NONBLOCK,
+/// cleared once the handle is checked), and the type checked with fstat on the handle itself, so
+/// nothing can be swapped in between a check and the open. Callers that write add O_NOFOLLOW, so a
+/// symbolic link is refused too.
+fn open_regular(path: &str, flags: libc::c_int) -> Result<(Fd, libc::stat), NotOpened> {
+    let fd = open_fd(path, flags | libc::O_NONBLOCK | libc::O_NOCTTY).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) if flags & libc::O_NOFOLLOW != 0 => NotOpened::Kind("a symbolic link"),
+        // O_WRONLY|O_NONBLOCK on a FIFO without a reader.
+        Some(libc::ENXIO) => NotOpened::Kind("a FIFO"),
+        Some(libc::EISDIR) => NotOpened::Kind("a directory"),
+        _ => NotOpened::Os(e),
     })?;
-    let st = fstat(&fd).map_err(|e| map_io("stat", path, 0, e))?;
+    let st = fstat(&fd).map_err(NotOpened::Os)?;
     if let Some(kind) = not_regular(st.st_mode) {
-        return Err(refused(op, path, kind));
+        return Err(NotOpened::Kind(kind));
     }
     set_blocking(fd.0);
     Ok((fd, st))
@@ -444,17 +459,17 @@ impl Store for LocalStore {
         if opts.direct {
             flags |= libc::O_DIRECT;
         }
-        let fd = match open_regular(path, flags, "create") {
+        let fd = match open_regular(path, flags | libc::O_NOFOLLOW) {
             Ok((fd, _)) => fd,
-            Err(StoreError::Failed { detail, .. }) if opts.direct && detail.contains("Invalid argument") => {
+            Err(NotOpened::Os(e)) if opts.direct && e.raw_os_error() == Some(libc::EINVAL) => {
                 // Linux creates the file before it checks O_DIRECT. With O_EXCL the file that now
                 // exists was created by this call, so it is ours to remove; with --overwrite it was there.
                 if !opts.overwrite {
                     let _ = std::fs::remove_file(path);
                 }
-                return Err(direct_refused(path, &io::Error::from_raw_os_error(libc::EINVAL)));
+                return Err(direct_refused(path, &e));
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into_store("create", path, false)),
         };
         if opts.overwrite {
             // SAFETY: ftruncate on the open regular file.
@@ -479,7 +494,8 @@ impl Store for LocalStore {
 
     fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
         self.opens.fetch_add(1, Ordering::Relaxed);
-        let (fd, st) = open_regular(path, libc::O_WRONLY, "append to")?;
+        let (fd, st) = open_regular(path, libc::O_WRONLY | libc::O_NOFOLLOW)
+            .map_err(|e| e.into_store("append to", path, false))?;
         let len = st.st_size as u64;
         Ok(Box::new(LocalWrite {
             fd: Some(fd),
@@ -504,18 +520,7 @@ impl Store for LocalStore {
         }
         // Reads may go through a symbolic link the user named (a dataset's link), but only to a
         // regular file: a FIFO or device would block or never end.
-        let fd = open_fd(path, flags | libc::O_NONBLOCK | libc::O_NOCTTY).map_err(|e| {
-            if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                direct_refused(path, &e)
-            } else {
-                map_io("open", path, 0, e)
-            }
-        })?;
-        let st = fstat(&fd).map_err(|e| map_io("stat", path, 0, e))?;
-        if let Some(kind) = not_regular(st.st_mode) {
-            return Err(refused("open", path, kind));
-        }
-        set_blocking(fd.0);
+        let (fd, st) = open_regular(path, flags).map_err(|e| e.into_store("open", path, opts.direct))?;
         if opts.sequential {
             // SAFETY: advisory syscall on an open descriptor; failure is harmless.
             unsafe { libc::posix_fadvise(fd.0, 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
