@@ -187,12 +187,6 @@ pub fn create_new_file(path: &Path) -> io::Result<std::fs::File> {
         .open(path)
 }
 
-/// A name in the system's temporary directory that no other run uses: `storebench-WHAT-PID-NANOS`.
-pub fn temp_name(what: &str) -> std::path::PathBuf {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    std::env::temp_dir().join(format!("storebench-{what}-{}-{nanos}", std::process::id()))
-}
-
 /// The error for a path that is not a regular file storebench may use.
 fn refused(op: &'static str, path: &str, kind: &str) -> StoreError {
     StoreError::Failed {

@@ -344,6 +344,19 @@ pub fn open_target(url: &str, config: &StoreConfig) -> Result<Target, String> {
     }
 }
 
+/// Checks that `need` bytes fit where `path` lives, on stores that know their free space (a run never
+/// fills a disk to find out). The error says what (`what`, e.g. "SIZE 1 TiB") does not fit, how much is
+/// free, and `hint`.
+pub fn ensure_room(store: &dyn Store, path: &str, need: u64, what: &str, hint: &str) -> Result<(), String> {
+    match store.free_space(path) {
+        Some(free) if need > free => Err(format!(
+            "{what} does not fit: the filesystem holding {path} has {} free{hint}",
+            crate::plan::size::human_bytes(free)
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Removes the `user:password@` part of every URL inside a text (an error message that quotes the
 /// URL it failed on), so credentials never reach output.
 pub fn redact_text(text: &str) -> String {

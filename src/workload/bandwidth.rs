@@ -167,17 +167,15 @@ pub fn prepare_layout(plan: &BandwidthPlan, target: &Target, ranks: u32) -> Resu
         }
         return Ok(given);
     }
-    // The data must fit where it goes: a run never fills a disk to find out.
     let need = plan.size.saturating_mul(ranks.max(1) as u64);
-    if let Some(free) = store.free_space(if path.is_empty() { "." } else { path }) {
-        if need > free {
-            return Err(format!(
-                "SIZE {} does not fit: the filesystem holding {path} has {} free; give a smaller SIZE",
-                crate::plan::size::human_bytes(need),
-                crate::plan::size::human_bytes(free)
-            ));
-        }
-    }
+    let what = format!("SIZE {}", crate::plan::size::human_bytes(need));
+    crate::target::ensure_room(
+        store.as_ref(),
+        if path.is_empty() { "." } else { path },
+        need,
+        &what,
+        "; give a smaller SIZE",
+    )?;
     let is_dir = path.is_empty() || path.ends_with('/') || meta.is_some_and(|m| m.is_dir);
     if is_dir {
         if store.capabilities().directories && meta.is_none() {

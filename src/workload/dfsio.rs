@@ -75,7 +75,7 @@ impl DfsioPlan {
 
     /// The file of task `k`.
     pub fn file(&self, k: u64) -> String {
-        join(&self.data_dir(), &format!("test_io_{k}"))
+        join(&self.data_dir(), &task_name(k))
     }
 
     /// TestDFSIO's name for the test ("write", "read", "random read", "backward read", "skip read").
@@ -90,6 +90,11 @@ impl DfsioPlan {
             (Mode::Read, ReadOrder::Skip { .. }) => "skip read",
         }
     }
+}
+
+/// The name of task `k`'s file in `io_data`: `test_io_K`, as TestDFSIO names it.
+pub fn task_name(k: u64) -> String {
+    format!("test_io_{k}")
 }
 
 fn join(a: &str, b: &str) -> String {
@@ -161,28 +166,19 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
                     }
                 }
             }
+            let what =
+                format!("-nrFiles {} x -fileSize {}", plan.nr_files, crate::plan::size::human_bytes(plan.file_size));
             let need = plan.nr_files.saturating_mul(plan.file_size);
-            if let Some(free) = store.free_space(&plan.data_dir()) {
-                if need > free {
-                    return Err(format!(
-                        "-nrFiles {} x -fileSize {} does not fit: the filesystem holding {} has {} free",
-                        plan.nr_files,
-                        crate::plan::size::human_bytes(plan.file_size),
-                        plan.root,
-                        crate::plan::size::human_bytes(free)
-                    ));
-                }
-            }
+            crate::target::ensure_room(store, &plan.data_dir(), need, &what, "")?;
             let old = manifest::read(target, plan)?;
             let replace = old.is_some();
             let mut m = old.unwrap_or_default();
-            let name = |k: u64| format!("test_io_{k}");
             for k in 0..plan.nr_files {
                 let f = plan.file(k);
                 if store.stat(&f).map_err(|e| e.to_string())?.is_none() {
                     continue;
                 }
-                if !m.files.contains(&name(k)) {
+                if !m.files.contains(&task_name(k)) {
                     return Err(format!(
                         "{f} exists and no storebench manifest ({}) lists it: storebench writes only files it \
                          created; remove it or give another -rootDir",
@@ -191,7 +187,7 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
                 }
                 store.delete(&f).map_err(|e| format!("replacing {f} from an earlier run: {e}"))?;
             }
-            m.files.extend((0..plan.nr_files).map(name));
+            m.files.extend((0..plan.nr_files).map(task_name));
             m.dirs.extend(made);
             manifest::write(target, plan, &m, replace)
         }
@@ -212,7 +208,7 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
                                 m.size, plan.file_size
                             ));
                         }
-                        if plan.mode == Mode::Append && !listed.contains(&format!("test_io_{k}")) {
+                        if plan.mode == Mode::Append && !listed.contains(&task_name(k)) {
                             return Err(format!(
                                 "-append: {f} was not created by storebench dfsio -write (no manifest lists it): \
                                  storebench writes only files it created"

@@ -137,7 +137,7 @@ impl Source {
 /// exclusively (never through a planted link). Stops when `stop` is set; the partial file is removed
 /// on any failure.
 pub fn make_test_file(size: u64, stop: &AtomicBool) -> Result<std::path::PathBuf, String> {
-    let p = crate::target::local::temp_name("transfer");
+    let p = std::env::temp_dir().join(format!("{}.transfer", super::bandwidth::unique_name()));
     let pattern = super::data::DataPattern::new(1 << 20, 0x5EED);
     let mut buf = pattern.buffer();
     let write = (|| -> io::Result<()> {
