@@ -61,7 +61,7 @@ pub struct TransferArgs {
     pub max_connections: Option<u64>,
     /// Seconds to wait for a silent peer (a receiver that takes no bytes or never confirms them, a
     /// sender that sends nothing) before giving up on it.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::workload::transfer::DEFAULT_TIMEOUT.as_secs())]
     pub timeout: u64,
     /// Write every run as JSON.
     #[arg(long, value_name = "FILE")]

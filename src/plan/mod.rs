@@ -15,6 +15,8 @@ pub const MAX_BLOCK: u64 = 1 << 30;
 pub const DEFAULT_BLOCK: u64 = 8 << 20;
 /// O_DIRECT alignment required of sizes and blocks.
 pub const DIRECT_ALIGN: u64 = 4096;
+/// The most worker threads (ops, dfsio) or GETs in flight (ranges) one process runs.
+pub const MAX_THREADS: usize = 4096;
 /// The slowest `--rate`: one operation every 1,000 s.
 pub const MIN_RATE: f64 = 0.001;
 /// The fastest `--rate`: a billion operations per second.
@@ -135,8 +137,8 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         (None, None) => return Err("give --op OP or --mix op=weight,...".into()),
     };
     let has = |o: Op| mix.iter().any(|(m, _)| *m == o);
-    if args.threads == 0 || args.threads > 4096 {
-        return Err(format!("invalid --threads '{}': between 1 and 4096 threads", args.threads));
+    if args.threads == 0 || args.threads > MAX_THREADS {
+        return Err(format!("invalid --threads '{}': between 1 and {MAX_THREADS} threads", args.threads));
     }
     if args.iterations == Some(0) {
         return Err("invalid --iterations '0': at least 1 operation per thread (or use --duration)".into());
@@ -190,7 +192,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
     };
     let target = open_target(&url, &config)?;
     if target.store.capabilities().in_memory {
-        let files = (args.threads as u64).saturating_mul(if mix.iter().any(|(o, _)| *o == Op::Delete) {
+        let files = (args.threads as u64).saturating_mul(if has(Op::Delete) {
             args.iterations.unwrap_or(1).saturating_mul(args.repeats as u64) + 1
         } else {
             1
@@ -238,8 +240,8 @@ pub fn ranges(
 ) -> Result<(crate::workload::ranges::RangesPlan, Target, u64), String> {
     use crate::cli::ranges::Strategy;
     use crate::workload::ranges as r;
-    if args.concurrency > 4096 {
-        return Err(format!("invalid --concurrency '{}': at most 4096 GETs in flight", args.concurrency));
+    if args.concurrency > MAX_THREADS {
+        return Err(format!("invalid --concurrency '{}': at most {MAX_THREADS} GETs in flight", args.concurrency));
     }
     if args.concurrency == 0 {
         return Err("invalid --concurrency '0': parallel, split and coalesce need at least 1 GET in flight".into());
@@ -435,8 +437,8 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
             with_commas(MAX_BLOCK)
         ));
     }
-    if args.threads.is_some_and(|t| t == 0 || t > 4096) {
-        return Err(format!("invalid --threads {}: expected 1 to 4096", args.threads.unwrap_or(0)));
+    if args.threads.is_some_and(|t| t == 0 || t > MAX_THREADS) {
+        return Err(format!("invalid --threads {}: expected 1 to {MAX_THREADS}", args.threads.unwrap_or(0)));
     }
     let mode = match (args.write, args.read, args.append) {
         (true, _, _) => Mode::Write,

@@ -451,10 +451,10 @@ impl Worker<'_> {
                 let size = if plan.file_size == 0 { 10 << 20 } else { plan.file_size };
                 // The first write of the run creates test_K exclusively; later ones replace the file
                 // this run made (prepare checked that none was there before).
-                let written = |p: &Prepared| p.written.lock().unwrap_or_else(|e| e.into_inner()).contains(&self.k);
-                let ours = self.prepared.files.contains(&mine) || written(self.prepared);
+                let written = || self.prepared.written.lock().unwrap_or_else(|e| e.into_inner());
+                let ours = self.prepared.files.contains(&mine) || written().contains(&self.k);
                 write_file(self.target, &mine, size, plan.buffer_size, &self.data, ours)?;
-                self.prepared.written.lock().unwrap_or_else(|e| e.into_inner()).insert(self.k);
+                written().insert(self.k);
                 Ok((size, None))
             }
             Op::OpenRead => self.read(&mine, plan.file_size, false, rec),

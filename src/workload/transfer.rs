@@ -518,11 +518,12 @@ pub const MAX_ACTIVE: usize = 64;
 /// connections have been served (and finished) or `stop` is set.
 pub fn serve(listener: TcpListener, max: Option<u64>, idle: Duration, stop: &AtomicBool) -> io::Result<()> {
     listener.set_nonblocking(true)?;
-    let active = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let mut handles = Vec::new();
+    let mut handles: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let mut served = 0u64;
     while !max.is_some_and(|m| served >= m) && !stop.load(Ordering::Relaxed) {
-        if active.load(Ordering::SeqCst) >= MAX_ACTIVE {
+        // The connections still being served are the threads that have not finished.
+        handles.retain(|h| !h.is_finished());
+        if handles.len() >= MAX_ACTIVE {
             std::thread::sleep(crate::run::signal::POLL);
             continue;
         }
@@ -532,13 +533,9 @@ pub fn serve(listener: TcpListener, max: Option<u64>, idle: Duration, stop: &Ato
                 let _ = s.set_nonblocking(false);
                 let _ = s.set_read_timeout(Some(idle));
                 let _ = s.set_write_timeout(Some(idle));
-                active.fetch_add(1, Ordering::SeqCst);
-                let a = active.clone();
                 handles.push(std::thread::spawn(move || {
                     let _ = receive(s);
-                    a.fetch_sub(1, Ordering::SeqCst);
                 }));
-                handles.retain(|h| !h.is_finished());
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => {
                 std::thread::sleep(crate::run::signal::POLL);

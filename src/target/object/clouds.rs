@@ -235,6 +235,15 @@ fn split<'a>(url: &str, rest: &'a str, what: &str, example: &str) -> Result<(&'a
     Ok((bucket, path))
 }
 
+/// The error of a client that could not be built, without credentials from the URL or the error.
+fn cannot_configure(cloud: &str, url: &str, e: object_store::Error) -> String {
+    format!(
+        "cannot configure {cloud} for '{}': {}",
+        crate::target::redact_url(url),
+        crate::target::redact_text(&e.to_string())
+    )
+}
+
 /// `s3://bucket/path`.
 pub fn s3(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Result<Built, String> {
     let (bucket, path) = split(url, rest, "bucket", "s3://bucket/path")?;
@@ -278,7 +287,7 @@ pub fn s3(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Resu
     let has_keys = config.get("fs.s3a.access.key").is_some() && config.get("fs.s3a.secret.key").is_some();
     let no_endpoint = endpoint.is_empty();
     if !has_keys {
-        if !endpoint.is_empty() {
+        if !no_endpoint {
             // An explicit endpoint is never a cloud instance: never ask instance metadata; requests go
             // unsigned (anonymous), and a refusal says that no credentials were found.
             b = b.with_skip_signature(true);
@@ -295,13 +304,7 @@ pub fn s3(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Resu
         &["fs.s3a.fast.upload.active.blocks", "storebench.upload.active.blocks"],
         5 << 20,
     )?;
-    let inner = b.build().map_err(|e| {
-        format!(
-            "cannot configure S3 for '{}': {}",
-            crate::target::redact_url(url),
-            crate::target::redact_text(&e.to_string())
-        )
-    })?;
+    let inner = b.build().map_err(|e| cannot_configure("S3", url, e))?;
     Ok(Built {
         inner: Arc::new(inner),
         bucket: bucket.into(),
@@ -416,13 +419,7 @@ pub fn gcs(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Res
     }
     let (part_size, active_blocks) =
         geometry(config, &["storebench.multipart.size"], &["storebench.upload.active.blocks"], 5 << 20)?;
-    let inner = b.build().map_err(|e| {
-        format!(
-            "cannot configure GCS for '{}': {}",
-            crate::target::redact_url(url),
-            crate::target::redact_text(&e.to_string())
-        )
-    })?;
+    let inner = b.build().map_err(|e| cannot_configure("GCS", url, e))?;
     Ok(Built {
         inner: Arc::new(inner),
         bucket: bucket.into(),
@@ -495,13 +492,7 @@ pub fn azure(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> R
     }
     let (part_size, active_blocks) =
         geometry(config, &["storebench.multipart.size"], &["storebench.upload.active.blocks"], 1)?;
-    let inner = b.build().map_err(|e| {
-        format!(
-            "cannot configure Azure for '{}': {}",
-            crate::target::redact_url(url),
-            crate::target::redact_text(&e.to_string())
-        )
-    })?;
+    let inner = b.build().map_err(|e| cannot_configure("Azure", url, e))?;
     Ok(Built {
         inner: Arc::new(inner),
         bucket: container.into(),
@@ -526,13 +517,7 @@ pub fn http(url: &str, scheme: &str, rest: &str, config: &StoreConfig, wire: &Ar
         .with_retry(c.retry)
         .with_http_connector(c.connector)
         .build()
-        .map_err(|e| {
-            format!(
-                "cannot configure HTTP for '{}': {}",
-                crate::target::redact_url(url),
-                crate::target::redact_text(&e.to_string())
-            )
-        })?;
+        .map_err(|e| cannot_configure("HTTP", url, e))?;
     let (part_size, active_blocks) =
         geometry(config, &["storebench.multipart.size"], &["storebench.upload.active.blocks"], 1)?;
     Ok(Built {
