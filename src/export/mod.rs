@@ -39,8 +39,9 @@ pub fn exporter(format: Format, verbose: bool, quiet: bool) -> Box<dyn Exporter>
     }
 }
 
-/// Opens a report file the user named (`what` names it in errors: "the JSON file") (`--json`, `--csv`, `-resFile`) for writing: created if
-/// missing, replaced (or, with `append`, added to) only when it is a regular file. A symbolic link,
+/// Opens a report file the user named (`--json`, `--csv`, `-resFile`; `what` names it in errors, as
+/// "the JSON file") for writing: created if missing, replaced (or, with `append`, added to) only when it
+/// is a regular file. A symbolic link,
 /// device, FIFO or directory is refused with one line: report files are never written through a link
 /// or into a device (`/dev/null` alone is taken, as the usual discard). The check is made on the opened
 /// handle, before anything is truncated.
