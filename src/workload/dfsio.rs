@@ -276,7 +276,8 @@ pub fn clean(target: &Target, plan: &DfsioPlan) -> Result<(u64, Vec<String>), St
         Err(e) => return Err(e.to_string()),
     };
     if store.capabilities().directories {
-        for d in m.dirs.iter().rev() {
+        // Only the directories -write can have made: io_data, the root and the root's parents.
+        for d in m.dirs.iter().rev().filter(|d| manifest::on_the_way_to(d, &data)) {
             if let Some(meta) = store.stat(d).map_err(|e| e.to_string())? {
                 if meta.is_dir && store.list(d).map_err(|e| e.to_string())?.is_empty() {
                     store.remove_dir(d).map_err(|e| e.to_string())?;

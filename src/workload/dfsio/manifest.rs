@@ -106,9 +106,52 @@ pub fn remove(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
     }
 }
 
+/// Whether `dir` is `data` itself or one of its parents: the only directories `-write` makes, and so
+/// the only ones `-clean` may remove, whatever a manifest lists.
+pub fn on_the_way_to(dir: &str, data: &str) -> bool {
+    let d = dir.trim_end_matches('/');
+    !d.is_empty() && (data == d || data.strip_prefix(d).is_some_and(|rest| rest.starts_with('/')))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clean_removes_only_the_directories_on_the_way_to_io_data() {
+        assert!(on_the_way_to("/r/T/io_data", "/r/T/io_data"));
+        assert!(on_the_way_to("/r/T", "/r/T/io_data"));
+        assert!(on_the_way_to("/r", "/r/T/io_data"));
+        assert!(!on_the_way_to("/r/T2", "/r/T/io_data"), "a sibling sharing a prefix");
+        assert!(!on_the_way_to("/elsewhere", "/r/T/io_data"));
+        assert!(!on_the_way_to("/r/T/io_data/x", "/r/T/io_data"));
+        assert!(!on_the_way_to("", "/r/T/io_data"));
+    }
+
+    #[test]
+    fn a_planted_manifest_cannot_make_clean_remove_another_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("T");
+        let other = tmp.path().join("other");
+        std::fs::create_dir_all(root.join("io_data")).unwrap();
+        std::fs::create_dir(&other).unwrap();
+        let text = format!("{HEADER}\ndir {}\ndir {}/io_data\n", other.display(), root.display());
+        std::fs::write(root.join(NAME), text).unwrap();
+        let target = crate::target::local::LocalStore::target(root.to_str().unwrap());
+        let plan = DfsioPlan {
+            mode: super::super::Mode::Clean,
+            order: super::super::ReadOrder::Sequential,
+            nr_files: 1,
+            file_size: 1,
+            buffer_size: 1,
+            threads: 1,
+            root: root.display().to_string(),
+            seed: 1,
+        };
+        super::super::clean(&target, &plan).unwrap();
+        assert!(other.is_dir(), "an empty directory the manifest named but -write never makes");
+        assert!(!root.join("io_data").exists(), "io_data, listed and empty, is removed");
+    }
 
     #[test]
     fn round_trip_and_foreign_files() {
