@@ -58,6 +58,19 @@ fn mkfifo(p: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
+/// A server on 127.0.0.1 that accepts every connection and never reads or answers.
+fn silent_server() -> std::net::SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in listener.incoming().flatten() {
+            held.push(c);
+        }
+    });
+    addr
+}
+
 fn one_line(err: &str) {
     assert_eq!(err.trim_end().lines().count(), 1, "one line expected: {err}");
     assert!(!err.contains("panicked") && !err.contains("internal error"), "{err}");
@@ -353,15 +366,7 @@ fn bad_numbers_and_huge_inputs_are_one_line_errors() {
 
 #[test]
 fn a_silent_endpoint_is_given_up_on_naming_the_key() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    // Accepts every connection and never answers.
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for c in listener.incoming().flatten() {
-            held.push(c);
-        }
-    });
+    let addr = silent_server();
     let endpoint = format!("http://user:SECRETPASS@{addr}");
     for args in [vec!["bandwidth", "1m", "s3://bucket/x"], vec!["ranges", "--range", "0-9", "s3://bucket/x"]] {
         let t0 = Instant::now();
@@ -384,14 +389,7 @@ fn a_silent_endpoint_is_given_up_on_naming_the_key() {
 #[test]
 fn transfer_bounds_its_waits_and_listens_on_loopback() {
     // A receiver that accepts and never reads: the sender gives up after --timeout.
-    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = silent.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for c in silent.incoming().flatten() {
-            held.push(c);
-        }
-    });
+    let addr = silent_server();
     let tmp = tempfile::tempdir().unwrap();
     let t0 = Instant::now();
     let out = sb()
