@@ -651,4 +651,31 @@ mod tests {
         assert_eq!(run.verdict.len(), 5);
         target.store.delete("rangestest/obj").unwrap();
     }
+
+    #[test]
+    fn beyond_the_listed_count_gets_are_counted_not_listed() {
+        // 10,003 one-byte ranges: the first 10,000 GETs are listed in order, 3 are counted, and the
+        // statistics cover all 10,003.
+        let target = crate::target::memory::MemoryStore::target("rangestest/many");
+        prepare_object(&target, 20_000, 5).unwrap();
+        let plan = RangesPlan {
+            ranges: (0..10_003u64).map(|i| i..i + 1).collect(),
+            strategies: vec![Strategy::Sequential],
+            split_size: 1,
+            coalesce_gap: 0,
+            concurrency: 1,
+            warm: 0,
+            verify: false,
+            seed: 5,
+            prepare: Some(20_000),
+        };
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let (run, failure) = run(&target, &plan, None, &stop);
+        assert!(failure.is_none(), "{failure:?}");
+        let s = &run.strategies[0];
+        assert_eq!((s.requests, s.cold_requests.len(), s.cold_requests_omitted), (10_003, LISTED_REQUESTS, 3));
+        assert_eq!(s.cold_requests.last().map(|q| q.start), Some(9_999));
+        assert_eq!(s.request_latency.count, 10_003);
+        target.store.delete("rangestest/many").unwrap();
+    }
 }
