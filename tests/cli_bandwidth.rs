@@ -417,14 +417,25 @@ fn unwritable_directory() {
     }
 }
 
+/// Bytes free for an unprivileged user on the filesystem holding `dir`.
+fn free_bytes(dir: &Path) -> u64 {
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: statvfs fills the zeroed struct; the path is a valid C string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
+    st.f_bavail as u64 * st.f_frsize as u64
+}
+
 #[test]
 fn ctrl_c_stops_reports_and_cleans_up() {
     let tmp = tempfile::tempdir_in(".").unwrap();
     let json = tmp.path().join("r.json");
     let bin = assert_cmd::cargo::cargo_bin("storebench");
-    // fdatasync after every 64 KiB block keeps a 64 GiB upload busy far longer than the test waits.
+    // fdatasync after every 64 KiB block keeps the upload busy far longer than the test waits. The
+    // size is half the free space (at most 64 GiB): storebench refuses a SIZE that cannot fit.
+    let size = (free_bytes(tmp.path()) / 2).min(64 << 30) / (64 << 10) * (64 << 10);
     let child = std::process::Command::new(bin)
-        .args(["bandwidth", "64g", "--block", "64k", "--hflush", "--json"])
+        .args(["bandwidth", &size.to_string(), "--block", "64k", "--hflush", "--json"])
         .arg(&json)
         .arg(tmp.path())
         .stdout(std::process::Stdio::piped())
