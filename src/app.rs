@@ -126,7 +126,7 @@ fn failure_report(command: &str, target: Option<&str>, e: &Error) -> String {
         "command": command,
         "started_at": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
         "host": bandwidth::host_name(),
-        "target": target.map(crate::target::redact_url),
+        "target": target.map(crate::store::redact_url),
         "outcome": { "status": status, "error": error, "exit_code": e.exit_code() },
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"

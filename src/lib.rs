@@ -1,5 +1,5 @@
 //! storebench: a storage benchmark. One pipeline for every command:
-//! cli -> plan -> target -> workload -> runner -> samples -> stats -> RunReport -> exporters.
+//! cli -> plan -> store -> workload -> runner -> samples -> stats -> RunReport -> exporters.
 #![warn(missing_docs)]
 
 pub mod app;
@@ -9,5 +9,5 @@ pub mod export;
 pub mod plan;
 pub mod run;
 pub mod stats;
-pub mod target;
+pub mod store;
 pub mod workload;

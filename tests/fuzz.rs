@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use storebench::plan::size::{parse_size, parse_size_with_default_unit};
-use storebench::target::config::{xml_depth, StoreConfig};
+use storebench::store::config::{xml_depth, StoreConfig};
 use storebench::workload::ops::parse_mix;
 use storebench::workload::ranges::{generate, parse_range};
 
@@ -62,7 +62,7 @@ proptest! {
     #[test]
     fn timeouts_parse_or_say_why(s in "[0-9]{0,22}(ms|s|m|h|d|x)?", junk in "\\PC{0,10}") {
         for x in [s.as_str(), junk.as_str()] {
-            match storebench::target::object::timeout_value("fs.s3a.connection.timeout", x) {
+            match storebench::store::object::timeout_value("fs.s3a.connection.timeout", x) {
                 Ok(d) => prop_assert!(d <= Duration::from_secs(86_400)),
                 Err(e) => one_line(&e),
             }
@@ -89,11 +89,11 @@ proptest! {
     fn urls_never_panic_and_never_show_secrets(path in "[a-zA-Z0-9/%._ -]{0,24}", scheme in "(memory|file|foo|ftp)", secret in "[A-Z]{8}") {
         let url = format!("{}://u:{}@{}", scheme, secret, path);
         let quoted = format!("GET {} failed", url);
-        let (a, b) = (storebench::target::redact_url(&url), storebench::target::redact_text(&quoted));
+        let (a, b) = (storebench::store::redact_url(&url), storebench::store::redact_text(&quoted));
         prop_assert!(!a.contains(&secret) && !b.contains(&secret));
-        let _ = storebench::target::percent_decode(&path);
+        let _ = storebench::store::percent_decode(&path);
         for u in [format!("{}://{}", scheme, path), url.clone()] {
-            match storebench::target::open_target(&u, &StoreConfig::default()) {
+            match storebench::store::open_target(&u, &StoreConfig::default()) {
                 Ok(_) => {}
                 Err(e) => { one_line(&e); prop_assert!(!e.contains(&secret)); }
             }

@@ -11,8 +11,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
 use storebench::stats::report::{RunReport, Status};
-use storebench::target::config::{Origin, StoreConfig};
-use storebench::target::{conformance, open_target, StoreError, WriteOptions};
+use storebench::store::config::{Origin, StoreConfig};
+use storebench::store::{conformance, open_target, StoreError, WriteOptions};
 
 struct Hdfs {
     one: String,

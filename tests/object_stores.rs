@@ -6,8 +6,8 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 use storebench::stats::report::{RunReport, Status};
-use storebench::target::config::{Origin, StoreConfig};
-use storebench::target::{conformance, open_target, ReadOptions, Store, StoreError};
+use storebench::store::config::{Origin, StoreConfig};
+use storebench::store::{conformance, open_target, ReadOptions, Store, StoreError};
 
 fn env(keys: &[&str]) -> Option<Vec<String>> {
     let vals: Option<Vec<String>> = keys.iter().map(|k| std::env::var(k).ok()).collect();

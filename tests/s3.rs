@@ -6,8 +6,8 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 use storebench::stats::report::{RunReport, Status};
-use storebench::target::config::{Origin, StoreConfig};
-use storebench::target::{conformance, open_target};
+use storebench::store::config::{Origin, StoreConfig};
+use storebench::store::{conformance, open_target};
 
 struct S3 {
     endpoint: String,

@@ -59,7 +59,7 @@ pub fn open_output(path: &std::path::Path, what: &str, append: bool) -> Result<s
     let m = f.metadata().map_err(|e| format!("cannot stat {shown}: {e}"))?;
     // /dev/null is the one device a report may go to: the usual way to discard it.
     let discard = path == std::path::Path::new("/dev/null");
-    if let Some(kind) = crate::target::local::not_regular(m.mode() as libc::mode_t).filter(|_| !discard) {
+    if let Some(kind) = crate::store::local::not_regular(m.mode() as libc::mode_t).filter(|_| !discard) {
         return Err(format!("{shown} is {kind}: give a regular file for the report"));
     }
     if !append && !discard {

@@ -4,8 +4,8 @@
 pub mod size;
 
 use crate::cli::bandwidth::BandwidthArgs;
-use crate::target::memory::fits_in_memory;
-use crate::target::{open_target, StoreConfig, Target};
+use crate::store::memory::fits_in_memory;
+use crate::store::{open_target, StoreConfig, Target};
 use crate::workload::bandwidth::BandwidthPlan;
 use size::{human_bytes, with_commas};
 
@@ -78,10 +78,10 @@ pub fn store_config(
     defines: &[String],
     flags: &StoreFlags,
 ) -> Result<StoreConfig, String> {
-    use crate::target::config::Origin;
+    use crate::store::config::Origin;
     let mut c = StoreConfig::default();
     #[cfg(feature = "s3")]
-    for (var, key) in crate::target::object::ENV_KEYS {
+    for (var, key) in crate::store::object::ENV_KEYS {
         if let Ok(v) = std::env::var(var) {
             if !v.is_empty() && c.get(key).is_none() {
                 c.set(key, &v, Origin::Env);

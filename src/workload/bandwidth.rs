@@ -8,8 +8,8 @@ use crate::run::RunContext;
 use crate::stats::aggregate;
 use crate::stats::report::{add_counter_groups, BandwidthParams, CounterGroup, Params, RunReport, TaskReport};
 use crate::stats::sample::{AccumulatorData, Event, OpKind, Recorder};
-use crate::target::aligned::AlignedBuf;
-use crate::target::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
+use crate::store::aligned::AlignedBuf;
+use crate::store::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -169,7 +169,7 @@ pub fn prepare_layout(plan: &BandwidthPlan, target: &Target, ranks: u32) -> Resu
     }
     let need = plan.size.saturating_mul(ranks.max(1) as u64);
     let what = format!("SIZE {}", crate::plan::size::human_bytes(need));
-    crate::target::ensure_room(
+    crate::store::ensure_room(
         store.as_ref(),
         if path.is_empty() { "." } else { path },
         need,
@@ -317,7 +317,7 @@ impl Bw<'_> {
     }
 
     /// Ends a failed or interrupted upload: keeps what was written with --keep, else removes it.
-    fn give_up(&mut self, stream: Box<dyn crate::target::WriteStream>, file: &str, out: &mut BandwidthRun) {
+    fn give_up(&mut self, stream: Box<dyn crate::store::WriteStream>, file: &str, out: &mut BandwidthRun) {
         let r = if self.plan.keep { stream.close().map(drop) } else { stream.abort() };
         if let Err(e) = r {
             out.cleanup_errors.push(format!("cleaning up the partial file {file}: {e}"));
@@ -328,7 +328,7 @@ impl Bw<'_> {
     /// and end (a vectored read delivers them together). Returns the time --verify took.
     fn read_vector(
         &mut self,
-        stream: &mut dyn crate::target::ReadStream,
+        stream: &mut dyn crate::store::ReadStream,
         file: &str,
         indexes: &[u64],
         buf: &mut [u8],
@@ -684,7 +684,7 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::memory::MemoryStore;
+    use crate::store::memory::MemoryStore;
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //! So blocks differ from each other (no dedup at 4 KiB granularity or above), the buffer is written once
 //! and only the stamps change per block, and any byte of the file can be recomputed for `--verify`.
 
-use crate::target::aligned::AlignedBuf;
+use crate::store::aligned::AlignedBuf;
 
 /// Distance between stamps, in bytes.
 pub const STAMP_EVERY: usize = 4096;

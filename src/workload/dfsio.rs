@@ -8,7 +8,7 @@ pub mod manifest;
 use crate::run::RunContext;
 use crate::stats::dfsio::Aggregates;
 use crate::stats::histogram::{Histogram, HistogramData};
-use crate::target::{ReadOptions, StoreError, Target, WriteOptions};
+use crate::store::{ReadOptions, StoreError, Target, WriteOptions};
 use crate::workload::data::xorshift;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -169,7 +169,7 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
             let what =
                 format!("-nrFiles {} x -fileSize {}", plan.nr_files, crate::plan::size::human_bytes(plan.file_size));
             let need = plan.nr_files.saturating_mul(plan.file_size);
-            crate::target::ensure_room(store, &plan.data_dir(), need, &what, "")?;
+            crate::store::ensure_room(store, &plan.data_dir(), need, &what, "")?;
             let old = manifest::read(target, plan)?;
             let replace = old.is_some();
             let mut m = old.unwrap_or_default();

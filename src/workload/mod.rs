@@ -8,7 +8,7 @@ pub mod ranges;
 pub mod transfer;
 
 use crate::stats::report::{Outcome, Params, RunReport, Status, SCHEMA_VERSION};
-use crate::target::Target;
+use crate::store::Target;
 
 /// A report with what every workload fills the same way: tool, host, target, engine, parameters and
 /// outcome. The workload adds its figures (phases, ops, events, counters, summary).
@@ -37,7 +37,7 @@ pub fn base_report(
         command: command.into(),
         started_at,
         host: bandwidth::host_name(),
-        target: crate::target::redact_url(&url),
+        target: crate::store::redact_url(&url),
         engine,
         params,
         phases: Vec::new(),

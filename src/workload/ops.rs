@@ -14,7 +14,7 @@ use crate::stats::report::{
     TaskReport,
 };
 use crate::stats::sample::{AccumulatorData, Event, OpAccumulator, OpKind, Recorder};
-use crate::target::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
+use crate::store::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -324,12 +324,12 @@ struct Worker<'a> {
     k: usize,
     repeat: usize,
     ctx: &'a RunContext,
-    data: crate::target::aligned::AlignedBuf,
+    data: crate::store::aligned::AlignedBuf,
     buf: Vec<u8>,
     rng: u64,
     renamed: bool,
     /// The reader single_read --random keeps open.
-    reader: Option<Box<dyn crate::target::ReadStream>>,
+    reader: Option<Box<dyn crate::store::ReadStream>>,
 }
 
 impl Worker<'_> {
@@ -355,7 +355,7 @@ impl Worker<'_> {
         path: &str,
         opts: &ReadOptions,
         rec: &mut Recorder,
-    ) -> Result<Box<dyn crate::target::ReadStream>, StoreError> {
+    ) -> Result<Box<dyn crate::store::ReadStream>, StoreError> {
         let t0 = Instant::now();
         let s = self.target.store.open(path, opts)?;
         let t1 = Instant::now();
@@ -1127,7 +1127,7 @@ mod tests {
         }
         // Weighted draws follow the weights: 3:1 over 4000 draws, within 5 %.
         let p = plan(vec![(Op::OpenRead, 3), (Op::Stat, 1)]);
-        let target = crate::target::memory::MemoryStore::target("mixtest");
+        let target = crate::store::memory::MemoryStore::target("mixtest");
         let prepared = Prepared::default();
         let ctx = RunContext::new(std::sync::Arc::new(AtomicBool::new(false)));
         let mut w = Worker {

@@ -8,7 +8,7 @@ use crate::cli::ranges::Strategy;
 use crate::stats::aggregate::latency_stats;
 use crate::stats::report::{Params, RangesParams, RangesRun, RequestReport, RunReport, StrategyReport, VerdictRow};
 use crate::stats::sample::{Event, OpKind, Recorder};
-use crate::target::{ReadOptions, ReadStream, StoreError, Target, WriteOptions};
+use crate::store::{ReadOptions, ReadStream, StoreError, Target, WriteOptions};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -59,7 +59,7 @@ pub fn parse_range(s: &str) -> Result<Range, String> {
 
 /// Reads a ranges file: one range per line, `#` comments and blank lines skipped.
 pub fn parse_ranges_file(path: &std::path::Path) -> Result<Vec<Range>, String> {
-    let text = crate::target::config::read_input(path, "ranges file", MAX_RANGES_FILE)?;
+    let text = crate::store::config::read_input(path, "ranges file", MAX_RANGES_FILE)?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let l = line.split('#').next().unwrap_or("").trim();
@@ -621,7 +621,7 @@ mod tests {
 
     #[test]
     fn every_strategy_reads_the_right_bytes_on_memory() {
-        let target = crate::target::memory::MemoryStore::target("rangestest/obj");
+        let target = crate::store::memory::MemoryStore::target("rangestest/obj");
         prepare_object(&target, 3 << 20, 5).unwrap();
         let plan = RangesPlan {
             ranges: vec![0..1000, 500..70_000, (3 << 20) - 10..3 << 20],
@@ -656,7 +656,7 @@ mod tests {
     fn beyond_the_listed_count_gets_are_counted_not_listed() {
         // 10,003 one-byte ranges: the first 10,000 GETs are listed in order, 3 are counted, and the
         // statistics cover all 10,003.
-        let target = crate::target::memory::MemoryStore::target("rangestest/many");
+        let target = crate::store::memory::MemoryStore::target("rangestest/many");
         prepare_object(&target, 20_000, 5).unwrap();
         let plan = RangesPlan {
             ranges: (0..10_003u64).map(|i| i..i + 1).collect(),

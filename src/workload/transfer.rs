@@ -120,7 +120,7 @@ impl Source {
             .map_err(|e| format!("cannot open {shown}: {e}"))?;
         let meta = file.metadata().map_err(|e| format!("cannot stat {shown}: {e}"))?;
         use std::os::unix::fs::MetadataExt;
-        if let Some(kind) = crate::target::local::not_regular(meta.mode() as libc::mode_t) {
+        if let Some(kind) = crate::store::local::not_regular(meta.mode() as libc::mode_t) {
             return Err(format!("{shown} is {kind}: give a regular file to send"));
         }
         if meta.len() == 0 {
@@ -128,7 +128,7 @@ impl Source {
                 "{shown} is empty (files of /proc and /sys say 0 bytes too): give a file with data, or leave FILE out to send a --size test file"
             ));
         }
-        crate::target::local::set_blocking(file.as_raw_fd());
+        crate::store::local::set_blocking(file.as_raw_fd());
         Ok(Source { file, len: meta.len(), path: shown.to_string() })
     }
 }
@@ -141,7 +141,7 @@ pub fn make_test_file(size: u64, stop: &AtomicBool) -> Result<std::path::PathBuf
     let pattern = super::data::DataPattern::new(1 << 20, 0x5EED);
     let mut buf = pattern.buffer();
     let write = (|| -> io::Result<()> {
-        let mut f = crate::target::local::create_new_file(&p)?;
+        let mut f = crate::store::local::create_new_file(&p)?;
         let mut left = size;
         let mut i = 0;
         while left > 0 {
@@ -215,7 +215,7 @@ pub fn send(
     let mut sent = 0u64;
     match method {
         Method::ReadWrite => {
-            let mut buf = crate::target::aligned::AlignedBuf::new(buffer);
+            let mut buf = crate::store::aligned::AlignedBuf::new(buffer);
             let mut off = 0u64;
             while off < len {
                 let want = buffer.min((len - off) as usize);

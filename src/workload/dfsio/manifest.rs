@@ -4,7 +4,7 @@
 //! file storebench did not create is ever written to or deleted, whatever its name.
 
 use super::{join, DfsioPlan};
-use crate::target::{ReadOptions, StoreError, Target, WriteOptions};
+use crate::store::{ReadOptions, StoreError, Target, WriteOptions};
 use std::collections::BTreeSet;
 
 /// The manifest's file name, in the benchmark's root.
@@ -137,7 +137,7 @@ mod tests {
         std::fs::create_dir(&other).unwrap();
         let text = format!("{HEADER}\ndir {}\ndir {}/io_data\n", other.display(), root.display());
         std::fs::write(root.join(NAME), text).unwrap();
-        let target = crate::target::local::LocalStore::target(root.to_str().unwrap());
+        let target = crate::store::local::LocalStore::target(root.to_str().unwrap());
         let plan = DfsioPlan {
             mode: super::super::Mode::Clean,
             order: super::super::ReadOrder::Sequential,

@@ -4,7 +4,7 @@
 //! A profile's values sit at the environment's precedence: any key given in a file, by `-D` or by a
 //! flag wins over it, and so do the AWS_* variables themselves, as in the AWS SDKs.
 
-use crate::target::config::{Origin, StoreConfig};
+use crate::store::config::{Origin, StoreConfig};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -70,7 +70,7 @@ pub fn apply(config: &mut StoreConfig, name: &str) -> Result<(), String> {
     let conf_path = home_file("AWS_CONFIG_FILE", ".aws/config");
     let load = |p: &Option<PathBuf>| {
         p.as_ref().and_then(|p| {
-            crate::target::config::read_input(p, "AWS profile file", crate::target::config::MAX_CONFIG_FILE).ok()
+            crate::store::config::read_input(p, "AWS profile file", crate::store::config::MAX_CONFIG_FILE).ok()
         })
     };
     let (cred, conf) = (load(&cred_path), load(&conf_path));

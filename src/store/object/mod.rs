@@ -85,7 +85,7 @@ impl ObjStore {
             scheme,
             name,
             bucket: built.bucket,
-            endpoint: crate::target::redact_url(&built.endpoint),
+            endpoint: crate::store::redact_url(&built.endpoint),
             part_size: built.part_size,
             active_blocks: built.active_blocks,
             writable: built.writable,
@@ -183,8 +183,8 @@ fn summarize(text: &str) -> String {
 /// Folds object_store's errors into storebench's, on one line, saying which host when it cannot be
 /// reached and which access key id when credentials are refused; secrets never appear.
 fn map_err(op: &'static str, path: &str, endpoint: &str, key_id: &str, e: object_store::Error) -> StoreError {
-    let text = crate::target::redact_text(&e.to_string());
-    let endpoint = crate::target::redact_url(endpoint);
+    let text = crate::store::redact_text(&e.to_string());
+    let endpoint = crate::store::redact_url(endpoint);
     let endpoint = endpoint.as_str();
     let refused = |detail: String| StoreError::PermissionDenied {
         op,

@@ -6,7 +6,7 @@
 use super::profile;
 use super::wire::{AnswerTimeout, CountingConnector, Wire};
 use crate::plan::size::parse_size;
-use crate::target::config::StoreConfig;
+use crate::store::config::StoreConfig;
 use object_store::aws::AmazonS3Builder;
 use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
 use object_store::gcp::GoogleCloudStorageBuilder;
@@ -239,8 +239,8 @@ fn split<'a>(url: &str, rest: &'a str, what: &str, example: &str) -> Result<(&'a
 fn cannot_configure(cloud: &str, url: &str, e: object_store::Error) -> String {
     format!(
         "cannot configure {cloud} for '{}': {}",
-        crate::target::redact_url(url),
-        crate::target::redact_text(&e.to_string())
+        crate::store::redact_url(url),
+        crate::store::redact_text(&e.to_string())
     )
 }
 
@@ -379,10 +379,10 @@ pub fn gcs(url: &str, rest: &str, config: &StoreConfig, wire: &Arc<Wire>) -> Res
     let keyfile = config.get("fs.gs.auth.service.account.json.keyfile");
     let mut key_id = "(application default credentials)".to_string();
     if let Some(f) = keyfile {
-        let text = crate::target::config::read_input(
+        let text = crate::store::config::read_input(
             std::path::Path::new(f),
             "GCS key file",
-            crate::target::config::MAX_CONFIG_FILE,
+            crate::store::config::MAX_CONFIG_FILE,
         )?;
         let mut json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("GCS key file {f} is not JSON: {e}"))?;
