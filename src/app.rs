@@ -125,7 +125,7 @@ fn failure_report(command: &str, target: Option<&str>, e: &Error) -> String {
         "version": env!("CARGO_PKG_VERSION"),
         "command": command,
         "started_at": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
-        "host": bandwidth::host_name(),
+        "host": crate::run::host_name(),
         "target": target.map(crate::store::redact_url),
         "outcome": { "status": status, "error": error, "exit_code": e.exit_code() },
     });
@@ -196,7 +196,7 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
             return Err(Error::Run(e));
         }
     };
-    let host = bandwidth::host_name();
+    let host = crate::run::host_name();
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
     let stop = stop_flag();
     let mut all = Recorder::new();
@@ -341,7 +341,7 @@ fn run_dfsio(args: crate::cli::dfsio::DfsioArgs) -> Result<(), Error> {
     }
     let started = std::time::SystemTime::now();
     let started_at = humantime::format_rfc3339_millis(started).to_string();
-    let host = crate::workload::bandwidth::host_name();
+    let host = crate::run::host_name();
     let stop = stop_flag();
     dist.barrier(short).map_err(Error::Run)?;
     let ctx = RunContext::new(stop);
@@ -669,7 +669,7 @@ fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
     if args.json.is_some() {
         let doc = serde_json::json!({
             "tool": "storebench", "command": "transfer", "version": env!("CARGO_PKG_VERSION"),
-            "host": crate::workload::bandwidth::host_name(), "source": src.path, "bytes": src.len, "to": to,
+            "host": crate::run::host_name(), "source": src.path, "bytes": src.len, "to": to,
             "runs": runs, "error": failure.as_ref().map(|f| match f { Failure::Failed(m) => m.clone(), Failure::Interrupted => "interrupted".into() }),
         });
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
@@ -745,7 +745,7 @@ fn run_bandwidth(args: BandwidthArgs) -> Result<(), Error> {
         }
     };
     let mine = layout.of_rank(dist.rank());
-    let host = bandwidth::host_name();
+    let host = crate::run::host_name();
     dist.barrier(WAIT).map_err(Error::Run)?;
     let started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
 

@@ -10,4 +10,5 @@ pub mod plan;
 pub mod run;
 pub mod stats;
 pub mod store;
+pub mod units;
 pub mod workload;

@@ -13,8 +13,8 @@ use std::os::unix::fs::{symlink, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use storebench::plan::size::{parse_size, parse_size_with_default_unit};
 use storebench::store::config::{xml_depth, StoreConfig};
+use storebench::units::{parse_size, parse_size_with_default_unit};
 use storebench::workload::ops::parse_mix;
 use storebench::workload::ranges::{generate, parse_range};
 

@@ -1,6 +1,6 @@
 //! Arguments of `storebench bandwidth`.
 
-use crate::plan::size::parse_size;
+use crate::units::parse_size;
 use crate::workload::bandwidth::ReadPolicy;
 use clap::Args;
 use std::path::PathBuf;
@@ -28,17 +28,13 @@ pub const SINGLE_DASH: &[(&str, &str)] = &[
     ("-region", "--region"),
 ];
 
-fn size_arg(s: &str) -> Result<u64, String> {
-    parse_size(s)
-}
-
 /// `storebench bandwidth [options] SIZE [URL]`
 #[derive(Debug, Args)]
 #[command(after_help = "Sizes take binary suffixes: 1k = 1024 bytes, 1m = 1 MiB, 1g = 1 GiB (Hadoop's meaning). \
 cloudstore's single-dash options work too: -block 8 (MiB), -csv FILE, -keep, -verbose ...")]
 pub struct BandwidthArgs {
     /// Bytes to upload then download, e.g. 128m, 1g, 1.5g, 4096.
-    #[arg(value_parser = size_arg, value_name = "SIZE")]
+    #[arg(value_parser = parse_size, value_name = "SIZE")]
     pub size: u64,
 
     /// Where to write: a directory (a fresh run directory is made inside), a file path, file:///path or
@@ -47,7 +43,7 @@ pub struct BandwidthArgs {
     pub url: Option<String>,
 
     /// Block size of each write and read [default: 8m, or SIZE if smaller] (cloudstore's `-block N` means N MiB).
-    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub block: Option<u64>,
 
     /// Write every operation to this CSV file (cloudstore's columns), as the run goes.

@@ -1,7 +1,7 @@
 //! Arguments of `storebench ops` (Apache Doris fs_benchmark_tool's operations, with threads and a
 //! duration mode).
 
-use crate::plan::size::parse_size;
+use crate::units::parse_size;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -76,10 +76,6 @@ pub enum OutFormat {
     Markdown,
 }
 
-fn size_arg(s: &str) -> Result<u64, String> {
-    parse_size(s)
-}
-
 fn duration_arg(s: &str) -> Result<std::time::Duration, String> {
     match humantime::parse_duration(s) {
         Ok(d) if d > crate::plan::MAX_DURATION => {
@@ -128,11 +124,11 @@ pub struct OpsArgs {
 
     /// Bytes per file written or read by one operation [default: 10m; single_read and prefetch_read:
     /// 0 = the whole file] (conf: file_size).
-    #[arg(long, alias = "file_size", value_parser = size_arg)]
+    #[arg(long, alias = "file_size", value_parser = parse_size)]
     pub file_size: Option<u64>,
 
     /// Bytes per write or read call [default: 1m, or --file-size if smaller] (conf: buffer_size).
-    #[arg(long, alias = "buffer_size", value_parser = size_arg)]
+    #[arg(long, alias = "buffer_size", value_parser = parse_size)]
     pub buffer_size: Option<u64>,
 
     /// The file single_read and prefetch_read read (conf: file_path); a path in URL's store or a URL.

@@ -1,6 +1,6 @@
 //! Arguments of `storebench ranges` (the GeoTrellis S3 range-read ADR).
 
-use crate::plan::size::parse_size;
+use crate::units::parse_size;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -39,10 +39,6 @@ impl Strategy {
     }
 }
 
-fn size_arg(s: &str) -> Result<u64, String> {
-    parse_size(s)
-}
-
 /// `storebench ranges URL [options]`
 #[derive(Debug, Args)]
 #[command(after_help = "Ranges: START-END with an inclusive end (HTTP Range, setRange(start, end)) or START,LENGTH. \
@@ -70,11 +66,11 @@ pub struct RangesArgs {
     pub strategy: Vec<Strategy>,
 
     /// split: the largest piece one GET fetches.
-    #[arg(long, value_parser = size_arg, default_value = "10k")]
+    #[arg(long, value_parser = parse_size, default_value = "10k")]
     pub split_size: u64,
 
     /// coalesce: ranges at most this far apart become one GET.
-    #[arg(long, value_parser = size_arg, default_value = "1m")]
+    #[arg(long, value_parser = parse_size, default_value = "1m")]
     pub coalesce_gap: u64,
 
     /// GETs in flight at most (parallel, split, coalesce).
@@ -86,7 +82,7 @@ pub struct RangesArgs {
     pub warm: usize,
 
     /// Write a test object of SIZE at URL first (refused if URL exists) and remove it after.
-    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub prepare: Option<u64>,
 
     /// Check every returned byte against the object.

@@ -1,13 +1,9 @@
 //! Arguments of `storebench transfer` (HADOOP-3164: zero-copy vs copying paths, judged on CPU).
 
-use crate::plan::size::parse_size;
+use crate::units::parse_size;
 use crate::workload::transfer::Method;
 use clap::Args;
 use std::path::PathBuf;
-
-fn size_arg(s: &str) -> Result<u64, String> {
-    parse_size(s)
-}
 
 /// `storebench transfer` arguments.
 #[derive(Debug, Args)]
@@ -19,14 +15,14 @@ pub struct TransferArgs {
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
     /// Size of the file made when no FILE is given.
-    #[arg(long, value_parser = size_arg, default_value = "1g", conflicts_with = "file")]
+    #[arg(long, value_parser = parse_size, default_value = "1g", conflicts_with = "file")]
     pub size: u64,
     /// Methods, comma-separated: read-write, sendfile, splice, mmap, io-uring, copy-file-range (files
     /// only), all.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "all")]
     pub method: Vec<Method>,
     /// read-write's buffer sizes, comma-separated; the smallest is the baseline.
-    #[arg(long, value_delimiter = ',', value_parser = size_arg, default_value = "4k,64k,128k,1m")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "4k,64k,128k,1m")]
     pub buffer: Vec<u64>,
     /// Send to a `storebench transfer --serve` receiver on another host.
     #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["to_file", "serve"])]

@@ -1,8 +1,8 @@
 //! The ops workload's text, Markdown and CSV: one column per repeat and the statistics across them,
 //! as the Doris seed's Google Benchmark table, with the first (cold) repeat flagged.
 
-use crate::plan::size::{human_bytes, with_commas};
 use crate::stats::report::{FigureStats, OpsParams, OpsRun, Params, RunReport, Status};
+use crate::units::{human_bytes, with_commas};
 use std::fmt::Write;
 
 /// Repeats whose cv of ops/s stays below this agree.

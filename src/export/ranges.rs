@@ -2,8 +2,8 @@
 //! figures, and the verdict with the link measurements that explain it.
 
 use crate::export::ops::num;
-use crate::plan::size::{human_bytes, with_commas};
 use crate::stats::report::{Params, RunReport, Status};
+use crate::units::{human_bytes, with_commas};
 use std::fmt::Write;
 
 fn ms(s: f64) -> String {

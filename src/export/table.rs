@@ -2,9 +2,9 @@
 //! block latency percentiles and CPU cost per phase.
 
 use super::Exporter;
-use crate::plan::size::{human_bytes, with_commas};
 use crate::stats::report::{LatencyStats, Params, PhaseReport, RunReport, Status};
 use crate::stats::sample::OpKind;
+use crate::units::{human_bytes, with_commas};
 use std::fmt::Write;
 
 /// Renders the text summary.

@@ -1,6 +1,6 @@
 //! `transfer` output: one row per method, buffer and run, then the means and the CPU ratios.
 
-use crate::plan::size::human_bytes;
+use crate::units::human_bytes;
 use crate::workload::transfer::TransferRun;
 use std::fmt::Write;
 

@@ -1,13 +1,11 @@
 //! Validation: raw arguments become a plan once, with sizes, counts, the target and its capabilities
 //! checked together. Every error names the bad value and what would be valid.
 
-pub mod size;
-
 use crate::cli::bandwidth::BandwidthArgs;
 use crate::store::memory::fits_in_memory;
 use crate::store::{open_target, StoreConfig, Target};
+use crate::units::{human_bytes, with_commas};
 use crate::workload::bandwidth::BandwidthPlan;
-use size::{human_bytes, with_commas};
 
 /// The largest block storebench allocates a buffer for.
 pub const MAX_BLOCK: u64 = 1 << 30;
@@ -165,7 +163,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
     let mut config = args.config.config()?;
     // The Doris seed's conf keys that describe the workload, not the store; flags win over them.
     let conf_size = |config: &mut StoreConfig, key: &str| -> Result<Option<u64>, String> {
-        config.take(key).map(|v| size::parse_size(&v).map_err(|e| format!("--conf {key}: {e}"))).transpose()
+        config.take(key).map(|v| crate::units::parse_size(&v).map_err(|e| format!("--conf {key}: {e}"))).transpose()
     };
     let file_size = args.file_size.or(conf_size(&mut config, "file_size")?);
     let buffer = args.buffer_size.or(conf_size(&mut config, "buffer_size")?);
@@ -421,7 +419,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
 pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::dfsio::DfsioPlan, Target), String> {
     use crate::workload::dfsio::{DfsioPlan, Mode, ReadOrder};
     let config = args.config.config()?;
-    let file_size = size::parse_size_with_default_unit(&args.file_size, 20)
+    let file_size = crate::units::parse_size_with_default_unit(&args.file_size, 20)
         .map_err(|e| format!("invalid -fileSize '{}': {e}", args.file_size))?;
     let needs_size = !args.clean;
     if needs_size && file_size == 0 {

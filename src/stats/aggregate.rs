@@ -4,11 +4,7 @@
 use super::report::{CpuReport, LatencyStats, OpStats, PhaseReport};
 use super::sample::{OpAccumulator, OpKind, Recorder};
 use crate::run::cpu::CpuTimes;
-
-/// Bytes in a MiB, the "MB" of cloudstore's figures.
-pub const MIB: f64 = 1_048_576.0;
-/// Bytes in a GiB.
-pub const GIB: f64 = 1_073_741_824.0;
+use crate::units::{mib_per_s, GIB};
 
 fn s(ns: f64) -> f64 {
     ns / 1e9
@@ -117,7 +113,7 @@ pub fn phase_report(rec: &Recorder, ops: &PhaseOps, cpu: CpuTimes, expected: u32
     };
     let duration_s = s(duration_ns);
     let bytes = blocks.bytes;
-    let rate = |scale: f64| if duration_s > 0.0 { bytes as f64 * scale / MIB / duration_s } else { 0.0 };
+    let rate = |scale: f64| mib_per_s(bytes as f64 * scale, duration_s);
     let block_stats = latency_stats(blocks);
     let close_s = (close.ok > 0).then(|| s(close.latency.sum() as f64));
     let mean_incl = match close_s {

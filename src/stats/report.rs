@@ -86,7 +86,7 @@ impl TaskReport {
     /// Sets `seconds` and the rate that follows from it.
     pub fn timed(mut self, seconds: f64) -> Self {
         self.seconds = seconds;
-        self.mib_per_s = if seconds > 0.0 { self.bytes as f64 / 1_048_576.0 / seconds } else { 0.0 };
+        self.mib_per_s = crate::units::mib_per_s(self.bytes as f64, seconds);
         self
     }
 }

@@ -32,13 +32,13 @@ pub fn read_input(path: &Path, what: &str, cap: u64) -> Result<String, String> {
         return Err(format!(
             "{what} {shown} holds {} bytes, more than the {} storebench reads",
             meta.len(),
-            crate::plan::size::human_bytes(cap)
+            crate::units::human_bytes(cap)
         ));
     }
     let mut text = String::new();
     f.take(cap + 1).read_to_string(&mut text).map_err(|e| format!("cannot read {what} {shown}: {e}"))?;
     if text.len() as u64 > cap {
-        return Err(format!("{what} {shown} grew past the {} storebench reads", crate::plan::size::human_bytes(cap)));
+        return Err(format!("{what} {shown} grew past the {} storebench reads", crate::units::human_bytes(cap)));
     }
     Ok(text)
 }

@@ -146,7 +146,7 @@ impl HdfsStore {
         let block_size = match config.get("dfs.blocksize") {
             None => None,
             Some(v) => {
-                let b = crate::plan::size::parse_size(v).map_err(|e| format!("dfs.blocksize: {e}"))?;
+                let b = crate::units::parse_size(v).map_err(|e| format!("dfs.blocksize: {e}"))?;
                 if b == 0 || b % 512 != 0 {
                     return Err(format!(
                         "invalid dfs.blocksize '{v}': expected a positive multiple of 512 bytes (e.g. 128m)"
@@ -333,7 +333,7 @@ impl Store for HdfsStore {
 
     fn engine(&self, _direct: bool) -> String {
         let repl = self.replication.map_or("the NameNode's default".into(), |r| r.to_string());
-        let block = self.block_size.map_or("the NameNode's default".into(), crate::plan::size::human_bytes);
+        let block = self.block_size.map_or("the NameNode's default".into(), crate::units::human_bytes);
         format!("hdfs-native (Rust NameNode/DataNode protocols), replication {repl}, block size {block}")
     }
 

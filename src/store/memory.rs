@@ -64,8 +64,8 @@ pub fn fits_in_memory(bytes: u64, what: &str) -> Result<(), String> {
         return Err(format!(
             "{what} needs {} of memory, but only {} is available (90 % of MemAvailable in /proc/meminfo): \
              use a smaller size",
-            crate::plan::size::human_bytes(bytes),
-            crate::plan::size::human_bytes(limit)
+            crate::units::human_bytes(bytes),
+            crate::units::human_bytes(limit)
         ));
     }
     Ok(())

@@ -351,10 +351,20 @@ pub fn ensure_room(store: &dyn Store, path: &str, need: u64, what: &str, hint: &
     match store.free_space(path) {
         Some(free) if need > free => Err(format!(
             "{what} does not fit: the filesystem holding {path} has {} free{hint}",
-            crate::plan::size::human_bytes(free)
+            crate::units::human_bytes(free)
         )),
         _ => Ok(()),
     }
+}
+
+/// Joins a store path and a name with one `/`: `a` + `b` and `a/` + `b` give `a/b`, `/` + `b` gives
+/// `/b`, and an empty path gives the name alone (a key at the bucket's root). The one path join of
+/// storebench.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        return name.to_string();
+    }
+    format!("{}/{name}", dir.trim_end_matches('/'))
 }
 
 /// Removes the `user:password@` part of every URL inside a text (an error message that quotes the
@@ -420,6 +430,15 @@ pub fn redact_url(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_slash_between_path_and_name() {
+        assert_eq!(join("a", "b"), "a/b");
+        assert_eq!(join("a/", "b"), "a/b");
+        assert_eq!(join("a//", "b"), "a/b");
+        assert_eq!(join("/", "b"), "/b");
+        assert_eq!(join("", "b"), "b");
+    }
 
     #[test]
     fn schemes() {

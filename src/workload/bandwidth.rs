@@ -9,7 +9,7 @@ use crate::stats::aggregate;
 use crate::stats::report::{add_counter_groups, BandwidthParams, CounterGroup, Params, RunReport, TaskReport};
 use crate::stats::sample::{AccumulatorData, Event, OpKind, Recorder};
 use crate::store::aligned::AlignedBuf;
-use crate::store::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
+use crate::store::{join, Prefetch, ReadOptions, StoreError, Target, WriteOptions};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -117,16 +117,6 @@ impl Layout {
     }
 }
 
-fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else if dir.ends_with('/') {
-        format!("{dir}{name}")
-    } else {
-        format!("{dir}/{name}")
-    }
-}
-
 fn parent(path: &str) -> Option<&str> {
     let trimmed = path.trim_end_matches('/');
     match trimmed.rfind('/') {
@@ -168,7 +158,7 @@ pub fn prepare_layout(plan: &BandwidthPlan, target: &Target, ranks: u32) -> Resu
         return Ok(given);
     }
     let need = plan.size.saturating_mul(ranks.max(1) as u64);
-    let what = format!("SIZE {}", crate::plan::size::human_bytes(need));
+    let what = format!("SIZE {}", crate::units::human_bytes(need));
     crate::store::ensure_room(
         store.as_ref(),
         if path.is_empty() { "." } else { path },
@@ -530,17 +520,6 @@ pub fn run(
     out.counters.push(CounterGroup { scope: "store".into(), counters: target.store.counters() });
     out.failure = result.err();
     out
-}
-
-/// The host's name, for reports.
-pub fn host_name() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: buf is writable for its length.
-    if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } != 0 {
-        return "unknown".into();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
 /// One rank's figures per phase, for the report's task list.

@@ -8,7 +8,7 @@ pub mod manifest;
 use crate::run::RunContext;
 use crate::stats::dfsio::Aggregates;
 use crate::stats::histogram::{Histogram, HistogramData};
-use crate::store::{ReadOptions, StoreError, Target, WriteOptions};
+use crate::store::{join, ReadOptions, StoreError, Target, WriteOptions};
 use crate::workload::data::xorshift;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -97,14 +97,6 @@ pub fn task_name(k: u64) -> String {
     format!("test_io_{k}")
 }
 
-fn join(a: &str, b: &str) -> String {
-    if a.is_empty() {
-        b.to_string()
-    } else {
-        format!("{}/{b}", a.trim_end_matches('/'))
-    }
-}
-
 /// One task's result, with where it ran.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskRecord {
@@ -166,8 +158,7 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
                     }
                 }
             }
-            let what =
-                format!("-nrFiles {} x -fileSize {}", plan.nr_files, crate::plan::size::human_bytes(plan.file_size));
+            let what = format!("-nrFiles {} x -fileSize {}", plan.nr_files, crate::units::human_bytes(plan.file_size));
             let need = plan.nr_files.saturating_mul(plan.file_size);
             crate::store::ensure_room(store, &plan.data_dir(), need, &what, "")?;
             let old = manifest::read(target, plan)?;
@@ -588,7 +579,7 @@ pub fn summarize(plan: &DfsioPlan, out: &Outcome, exec_time_s: f64) -> DfsioRun 
     let mut rates: Vec<f64> = out.tasks.iter().map(|t| t.rate_mb_s).collect();
     rates.sort_by(|x, y| x.total_cmp(y));
     let (sw_bytes, sw_s) = out.stonewall.unwrap_or((0, 0.0));
-    let per = |bytes: u64, s: f64| if s > 0.0 { bytes as f64 / mega / s } else { 0.0 };
+    let per = |bytes: u64, s: f64| crate::units::per_second(bytes as f64 / mega, s);
     DfsioRun {
         test_type: plan.test_type().into(),
         aggregates: a,

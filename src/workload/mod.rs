@@ -36,7 +36,7 @@ pub fn base_report(
         version: env!("CARGO_PKG_VERSION").into(),
         command: command.into(),
         started_at,
-        host: bandwidth::host_name(),
+        host: crate::run::host_name(),
         target: crate::store::redact_url(&url),
         engine,
         params,

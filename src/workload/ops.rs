@@ -14,7 +14,7 @@ use crate::stats::report::{
     TaskReport,
 };
 use crate::stats::sample::{AccumulatorData, Event, OpAccumulator, OpKind, Recorder};
-use crate::store::{Prefetch, ReadOptions, StoreError, Target, WriteOptions};
+use crate::store::{join, Prefetch, ReadOptions, StoreError, Target, WriteOptions};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -138,15 +138,6 @@ pub struct ThreadRun {
 /// The file thread `k` works on.
 pub fn file_of(dir: &str, k: usize) -> String {
     join(dir, &format!("test_{k}"))
-}
-
-fn join(dir: &str, name: &str) -> String {
-    let d = dir.trim_end_matches('/');
-    if d.is_empty() {
-        name.to_string()
-    } else {
-        format!("{d}/{name}")
-    }
 }
 
 /// The files a run made and must remove, and the base directory it made, if any.
@@ -654,19 +645,19 @@ pub fn summarize_parts(
     let stonewall_ns = ends.iter().copied().min().unwrap_or(0);
     let (sw_ops, sw_bytes) = stonewall;
     let secs = |ns: u64| ns as f64 / 1e9;
-    let per_s = |x: f64, ns: u64| if ns > 0 { x / secs(ns) } else { 0.0 };
-    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    let per_s = |x: f64, ns: u64| crate::units::per_second(x, secs(ns));
+    let mib_per_s = |b: u64, ns: u64| crate::units::mib_per_s(b as f64, secs(ns));
     OpsSummary {
         ops: acc.ok,
         errors: acc.errors,
         bytes: acc.bytes,
         wall_s: secs(wall_ns),
         ops_per_s: per_s(acc.ok as f64, wall_ns),
-        mib_per_s: per_s(mib(acc.bytes), wall_ns),
+        mib_per_s: mib_per_s(acc.bytes, wall_ns),
         stonewall_s: secs(stonewall_ns),
         stonewall_ops: sw_ops,
         stonewall_bytes: sw_bytes,
-        stonewall_mib_per_s: per_s(mib(sw_bytes), stonewall_ns),
+        stonewall_mib_per_s: mib_per_s(sw_bytes, stonewall_ns),
         latency: latency_stats(&acc),
         cpu: cpu_report(cpu, acc.bytes),
     }

@@ -86,7 +86,7 @@ pub fn generate(spec: &str, object_size: u64, seed: u64) -> Result<Vec<Range>, S
     for g in spec.split(',').map(str::trim).filter(|g| !g.is_empty()) {
         let (n, size) = g.split_once(':').ok_or_else(|| format!("invalid --generate '{g}': expected N:SIZE"))?;
         let n: usize = n.trim().parse().map_err(|_| format!("invalid --generate count '{}'", n.trim()))?;
-        let size = crate::plan::size::parse_size(size.trim())?;
+        let size = crate::units::parse_size(size.trim())?;
         if n == 0 || size == 0 {
             return Err(format!("invalid --generate '{g}': N and SIZE must be above 0"));
         }
@@ -481,7 +481,7 @@ pub fn link_fit(points: &[(u64, f64, f64)]) -> (f64, f64) {
     firsts.sort_by(|a, b| a.total_cmp(b));
     let bytes: f64 = points.iter().map(|p| p.0 as f64).sum();
     let transfer: f64 = points.iter().map(|p| p.1 - p.2).sum();
-    let mib = if transfer > 0.0 { bytes / (1u64 << 20) as f64 / transfer } else { 0.0 };
+    let mib = crate::units::mib_per_s(bytes, transfer);
     (firsts[(firsts.len() - 1) / 2], mib)
 }
 

@@ -659,7 +659,7 @@ pub fn figures(
     sender: CpuTimes,
     receiver: Option<CpuTimes>,
 ) -> TransferRun {
-    let gib = bytes as f64 / (1u64 << 30) as f64;
+    let gib = bytes as f64 / crate::units::GIB;
     TransferRun {
         method: method.name().into(),
         buffer,
@@ -669,7 +669,7 @@ pub fn figures(
         wall_s,
         sender,
         receiver,
-        mb_s: if wall_s > 0.0 { bytes as f64 / (1u64 << 20) as f64 / wall_s } else { 0.0 },
+        mb_s: crate::units::mib_per_s(bytes as f64, wall_s),
         cpu_s_per_gib: if gib > 0.0 { sender.total_s() / gib } else { 0.0 },
         cpu_vs_baseline_pct: None,
         crc32: None,

@@ -5,8 +5,8 @@
 
 use super::profile;
 use super::wire::{AnswerTimeout, CountingConnector, Wire};
-use crate::plan::size::parse_size;
 use crate::store::config::StoreConfig;
+use crate::units::parse_size;
 use object_store::aws::AmazonS3Builder;
 use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
 use object_store::gcp::GoogleCloudStorageBuilder;

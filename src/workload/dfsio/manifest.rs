@@ -3,8 +3,8 @@
 //! replaces and `-append` extends only files it lists, and `-clean` deletes only what it lists, so no
 //! file storebench did not create is ever written to or deleted, whatever its name.
 
-use super::{join, DfsioPlan};
-use crate::store::{ReadOptions, StoreError, Target, WriteOptions};
+use super::DfsioPlan;
+use crate::store::{join, ReadOptions, StoreError, Target, WriteOptions};
 use std::collections::BTreeSet;
 
 /// The manifest's file name, in the benchmark's root.

@@ -1,4 +1,6 @@
-//! Byte sizes as users write them: `128m`, `8M`, `1.5g`, `64KiB`, `4096`.
+//! Units: byte sizes as users write them (`128m`, `8M`, `1.5g`, `64KiB`, `4096`), sizes and counts as
+//! storebench prints them, and the one rate formula every figure uses. A leaf: it imports nothing of
+//! storebench.
 //!
 //! Every suffix is binary, as in Hadoop: `1k` = 1,024 bytes, `1m` = 1,048,576 bytes. An optional `B` or
 //! `iB` may follow the suffix (`8MB`, `8MiB`). Fractions are allowed when they give a whole number of
@@ -111,9 +113,37 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
+/// Bytes in a MiB, the "MB" of cloudstore's figures.
+pub const MIB: f64 = 1_048_576.0;
+/// Bytes in a GiB.
+pub const GIB: f64 = 1_073_741_824.0;
+
+/// `amount / seconds`, or 0 when no time passed: every rate storebench prints goes through here.
+pub fn per_second(amount: f64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        amount / seconds
+    } else {
+        0.0
+    }
+}
+
+/// Throughput in MiB/s: `bytes / 2^20 / seconds`, or 0 when no time passed.
+pub fn mib_per_s(bytes: f64, seconds: f64) -> f64 {
+    per_second(bytes / MIB, seconds)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_by_hand() {
+        // 3 MiB in 2 s is 1.5 MiB/s; no time is no rate, not infinity.
+        assert_eq!(mib_per_s(3.0 * 1_048_576.0, 2.0), 1.5);
+        assert_eq!(mib_per_s(1.0, 0.0), 0.0);
+        assert_eq!(per_second(10.0, 4.0), 2.5);
+        assert_eq!(per_second(10.0, -1.0), 0.0);
+    }
 
     #[test]
     fn binary_suffixes_as_hadoop() {
