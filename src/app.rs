@@ -212,13 +212,13 @@ fn run_ops(args: crate::cli::ops::OpsArgs) -> Result<(), Error> {
         let shared = ops::RepeatShared::default();
         let total = plan.iterations.map_or(0, |n| n * plan.threads as u64 * plan.file_size);
         let progress = Progress::start(ctx.bytes_done.clone(), total, args.quiet || total == 0 || !leads);
-        let cpu0 = crate::run::cpu::CpuTimes::process();
+        let cpu0 = crate::stats::cpu::CpuTimes::process();
         let (rec, threads) = run_workers(plan.threads, |k| {
             let mut rec = Recorder::new();
             let out = ops::run_thread(&rank_plan, &target, &prepared, first + k, repeat, &ctx, &shared, &mut rec);
             (rec, out)
         });
-        let cpu = crate::run::cpu::CpuTimes::process().since(cpu0);
+        let cpu = crate::stats::cpu::CpuTimes::process().since(cpu0);
         drop(progress);
         let part = ops::RepeatPart {
             rank,
@@ -597,9 +597,9 @@ fn run_transfer(args: crate::cli::transfer::TransferArgs) -> Result<(), Error> {
                             }
                         };
                         let start = std::time::Instant::now();
-                        let cpu0 = crate::run::cpu::CpuTimes::thread();
+                        let cpu0 = crate::stats::cpu::CpuTimes::thread();
                         let r = t::send(&src, out.as_raw_fd(), m, b as usize, args.direct);
-                        let cpu = crate::run::cpu::CpuTimes::thread().since(cpu0);
+                        let cpu = crate::stats::cpu::CpuTimes::thread().since(cpu0);
                         let wall = start.elapsed().as_secs_f64();
                         drop(out);
                         let crc = if args.verify { crate::workload::transfer::file_crc(p).ok() } else { None };

@@ -2,8 +2,8 @@
 //! (16 blocks of 8 MiB uploaded to S3), rebuilt from its CSV log.
 
 use storebench::export::{exporter, Format};
-use storebench::run::cpu::CpuTimes;
 use storebench::stats::aggregate::{op_stats, phase_report, DOWNLOAD, UPLOAD};
+use storebench::stats::cpu::CpuTimes;
 use storebench::stats::report::*;
 use storebench::stats::sample::{Event, OpKind, Recorder};
 

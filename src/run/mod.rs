@@ -1,7 +1,6 @@
 //! The runner: worker threads that start together behind a barrier, each with its own recorder;
 //! a stop flag for Ctrl-C; a progress display that reads atomics only.
 
-pub mod cpu;
 pub mod dist;
 pub mod progress;
 pub mod signal;

@@ -3,7 +3,7 @@
 
 use super::report::{CpuReport, LatencyStats, OpStats, PhaseReport};
 use super::sample::{OpAccumulator, OpKind, Recorder};
-use crate::run::cpu::CpuTimes;
+use crate::stats::cpu::CpuTimes;
 use crate::units::{mib_per_s, GIB};
 
 fn s(ns: f64) -> f64 {

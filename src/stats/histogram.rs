@@ -119,7 +119,7 @@ impl Histogram {
         if q >= 1.0 {
             return Some(self.max);
         }
-        let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+        let rank = super::nearest_rank(q, self.count);
         let mut seen = 0u64;
         for (i, &c) in self.counts.iter().enumerate() {
             seen += c;

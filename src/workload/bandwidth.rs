@@ -3,9 +3,9 @@
 
 use super::data::DataPattern;
 use super::Failure;
-use crate::run::cpu::CpuTimes;
 use crate::run::RunContext;
 use crate::stats::aggregate;
+use crate::stats::cpu::CpuTimes;
 use crate::stats::report::{add_counter_groups, BandwidthParams, CounterGroup, Params, RunReport, TaskReport};
 use crate::stats::sample::{AccumulatorData, Event, OpKind, Recorder};
 use crate::store::aligned::AlignedBuf;

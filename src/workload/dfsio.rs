@@ -562,15 +562,6 @@ pub struct DfsioRun {
     pub cleaned: Option<(u64, Vec<String>)>,
 }
 
-/// The nearest-rank percentile `q` (0..=1) of sorted values.
-pub fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
 /// The figures of a finished (or partly finished) run.
 pub fn summarize(plan: &DfsioPlan, out: &Outcome, exec_time_s: f64) -> DfsioRun {
     let a = aggregates(&out.tasks);
@@ -590,8 +581,8 @@ pub fn summarize(plan: &DfsioPlan, out: &Outcome, exec_time_s: f64) -> DfsioRun 
         aggregate_mb_s: per(a.size as u64, last_end),
         stonewall_mb_s: per(sw_bytes, sw_s),
         task_rate_min: rates.first().copied().unwrap_or(0.0),
-        task_rate_p50: nearest_rank(&rates, 0.5),
-        task_rate_p90: nearest_rank(&rates, 0.9),
+        task_rate_p50: crate::stats::percentile_of_sorted(&rates, 0.5),
+        task_rate_p90: crate::stats::percentile_of_sorted(&rates, 0.9),
         task_rate_max: rates.last().copied().unwrap_or(0.0),
         calls: crate::stats::aggregate::latency_stats(&crate::stats::sample::OpAccumulator {
             latency: out.calls.clone(),
@@ -686,12 +677,5 @@ mod tests {
         assert_eq!(aggregates(&m.tasks).tasks, 3);
         assert_eq!(m.counters, [("create_calls".to_string(), 5)]);
         assert_eq!((m.calls.count(), m.calls.max()), (3, Some(3_000_000)));
-    }
-
-    #[test]
-    fn nearest_rank_percentiles() {
-        let v: Vec<f64> = (1..=10).map(f64::from).collect();
-        assert_eq!((nearest_rank(&v, 0.5), nearest_rank(&v, 0.9), nearest_rank(&v, 1.0)), (5.0, 9.0, 10.0));
-        assert_eq!(nearest_rank(&[], 0.5), 0.0);
     }
 }

@@ -6,9 +6,9 @@
 use super::data::{xorshift, DataPattern};
 use super::Failure;
 use crate::cli::ops::Op;
-use crate::run::cpu::CpuTimes;
 use crate::run::RunContext;
 use crate::stats::aggregate::{self, cpu_report, latency_stats};
+use crate::stats::cpu::CpuTimes;
 use crate::stats::report::{
     CounterGroup, Figure, FigureStats, OpsParams, OpsRun, OpsSummary, Params, RepeatReport, RunReport, SecondSample,
     TaskReport,

@@ -482,7 +482,7 @@ pub fn link_fit(points: &[(u64, f64, f64)]) -> (f64, f64) {
     let bytes: f64 = points.iter().map(|p| p.0 as f64).sum();
     let transfer: f64 = points.iter().map(|p| p.1 - p.2).sum();
     let mib = crate::units::mib_per_s(bytes, transfer);
-    (firsts[(firsts.len() - 1) / 2], mib)
+    (crate::stats::percentile_of_sorted(&firsts, 0.5), mib)
 }
 
 fn link(requests: &[Timed]) -> (f64, f64) {

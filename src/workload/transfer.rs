@@ -7,7 +7,7 @@
 //! another host) discards the bytes with splice to /dev/null, or reads and checksums them with
 //! `--verify`, and answers with the bytes it got, their CRC32 and its own thread's CPU.
 
-use crate::run::cpu::CpuTimes;
+use crate::stats::cpu::CpuTimes;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
