@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod driver;
 pub mod error;
 pub mod export;
 pub mod plan;

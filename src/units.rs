@@ -132,6 +132,21 @@ pub fn mib_per_s(bytes: f64, seconds: f64) -> f64 {
     per_second(bytes / MIB, seconds)
 }
 
+/// The longest `--duration`: 366 days.
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(366 * 24 * 3600);
+
+/// Parses a duration as users write them (`30s`, `2m`, `1h`): longer than 0, at most [`MAX_DURATION`].
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    match humantime::parse_duration(s) {
+        Ok(d) if d > MAX_DURATION => {
+            Err(format!("invalid duration '{s}': at most {}", humantime::format_duration(MAX_DURATION)))
+        }
+        Ok(d) if !d.is_zero() => Ok(d),
+        Ok(_) => Err(format!("invalid duration '{s}': must be longer than 0 (e.g. 30s, 2m)")),
+        Err(e) => Err(format!("invalid duration '{s}': {e} (e.g. 30s, 2m, 1h)")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

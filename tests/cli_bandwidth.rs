@@ -83,7 +83,7 @@ fn cloudstore_spellings_csv_and_json_agree() {
     // The streamed CSV equals the exporter's rendering of the JSON report's events.
     let report: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(exporter(Format::Csv, false, false).render(&report), log);
-    assert_eq!(report.schema_version, 1);
+    assert_eq!(report.schema_version, 2);
     assert_eq!(report.outcome.status, Status::Completed);
     assert_eq!(report.phases.len(), 2);
     assert!(report.phases.iter().all(|p| p.bytes == 4 << 20 && p.blocks.count == 4 && p.complete));

@@ -11,7 +11,7 @@ fn sb() -> Command {
 
 fn runs(json: &std::path::Path) -> Vec<serde_json::Value> {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
-    v["runs"].as_array().unwrap().clone()
+    v["transfer"]["runs"].as_array().unwrap().clone()
 }
 
 fn cpu(r: &serde_json::Value, who: &str) -> f64 {

@@ -97,6 +97,7 @@ fn seed_report() -> RunReport {
         ops_run: None,
         ranges_run: None,
         dfsio_run: None,
+        transfer: None,
         tasks: vec![],
     }
 }

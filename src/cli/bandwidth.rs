@@ -94,6 +94,10 @@ pub struct BandwidthArgs {
     #[arg(long)]
     pub verify: bool,
 
+    /// Format of the summary on standard output: text, markdown (the main table) or json (the report).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: crate::export::manager::StdoutFormat,
+
     /// No progress bar and no preamble: only the summaries.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -117,7 +121,7 @@ pub struct BandwidthArgs {
 
     /// Store connection options.
     #[command(flatten)]
-    pub store: crate::plan::StoreFlags,
+    pub store: crate::cli::store::StoreFlags,
 
     /// Seed of the test data and of the random read order (default: from the clock; the report records it).
     #[arg(long)]

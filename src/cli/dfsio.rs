@@ -82,11 +82,15 @@ pub struct DfsioArgs {
     /// Write the run (aggregates, every task with its rank and host) as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Format of the summary on standard output: text, markdown (the main table) or json (the report).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: crate::export::manager::StdoutFormat,
+
     /// Only the results, no progress.
     #[arg(short, long)]
     pub quiet: bool,
 
     /// Store configuration.
     #[command(flatten)]
-    pub config: crate::plan::StoreArgs,
+    pub config: crate::cli::store::StoreArgs,
 }

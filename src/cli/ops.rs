@@ -2,90 +2,9 @@
 //! duration mode).
 
 use crate::units::parse_size;
-use clap::{Args, ValueEnum};
+use crate::workload::ops::Op;
+use clap::Args;
 use std::path::PathBuf;
-
-/// The operations (Apache Doris fs_benchmark_tool's, plus stat and delete).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum)]
-#[value(rename_all = "snake_case")]
-pub enum Op {
-    /// Thread K creates BASE/test_K and writes --file-size bytes to it in --buffer-size writes.
-    CreateWrite,
-    /// Thread K reads BASE/test_K (--file-size bytes; 0 = the whole file) in --buffer-size reads.
-    OpenRead,
-    /// Every thread reads --file-path (--file-size bytes, 0 = whole; --random: at random offsets).
-    SingleRead,
-    /// As single_read, through a prefetching reader (--prefetch blocks of --buffer-size ahead).
-    PrefetchRead,
-    /// Thread K asks whether BASE/test_K exists.
-    Exists,
-    /// Thread K asks BASE/test_K's size.
-    Stat,
-    /// Thread K renames BASE/test_K to BASE/test_K_new (and back on the next iteration).
-    Rename,
-    /// Lists BASE.
-    List,
-    /// Thread K deletes BASE/test_K_I, one file per iteration (made first, untimed).
-    Delete,
-}
-
-impl Op {
-    /// Every operation.
-    pub const ALL: [Op; 9] = [
-        Op::CreateWrite,
-        Op::OpenRead,
-        Op::SingleRead,
-        Op::PrefetchRead,
-        Op::Exists,
-        Op::Stat,
-        Op::Rename,
-        Op::List,
-        Op::Delete,
-    ];
-
-    /// The operation's name as users type it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::CreateWrite => "create_write",
-            Op::OpenRead => "open_read",
-            Op::SingleRead => "single_read",
-            Op::PrefetchRead => "prefetch_read",
-            Op::Exists => "exists",
-            Op::Stat => "stat",
-            Op::Rename => "rename",
-            Op::List => "list",
-            Op::Delete => "delete",
-        }
-    }
-
-    /// The operation named `s`.
-    pub fn parse(s: &str) -> Result<Op, String> {
-        Op::ALL.iter().copied().find(|o| o.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = Op::ALL.iter().map(|o| o.name()).collect();
-            format!("unknown operation '{s}': valid are {}", names.join(", "))
-        })
-    }
-}
-
-/// Output formats of the summary on standard output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OutFormat {
-    /// Plain text.
-    Text,
-    /// A Markdown table.
-    Markdown,
-}
-
-fn duration_arg(s: &str) -> Result<std::time::Duration, String> {
-    match humantime::parse_duration(s) {
-        Ok(d) if d > crate::plan::MAX_DURATION => {
-            Err(format!("invalid duration '{s}': at most {}", humantime::format_duration(crate::plan::MAX_DURATION)))
-        }
-        Ok(d) if !d.is_zero() => Ok(d),
-        Ok(_) => Err(format!("invalid duration '{s}': must be longer than 0 (e.g. 30s, 2m)")),
-        Err(e) => Err(format!("invalid duration '{s}': {e} (e.g. 30s, 2m, 1h)")),
-    }
-}
 
 /// `storebench ops --op OP [options] [URL]`
 #[derive(Debug, Args)]
@@ -110,7 +29,7 @@ pub struct OpsArgs {
     pub iterations: Option<u64>,
 
     /// Repeat the operation for this long instead of a number of iterations (e.g. 30s).
-    #[arg(long, value_parser = duration_arg)]
+    #[arg(long, value_parser = crate::units::parse_duration)]
     pub duration: Option<std::time::Duration>,
 
     /// Times the whole measurement is repeated; statistics across repeats follow.
@@ -173,9 +92,9 @@ pub struct OpsArgs {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 
-    /// Format of the summary on standard output.
+    /// Format of the summary on standard output: text, markdown (the main table) or json (the report).
     #[arg(long, value_enum, default_value = "text")]
-    pub format: OutFormat,
+    pub format: crate::export::manager::StdoutFormat,
 
     /// Print only the statistics.
     #[arg(short, long)]
@@ -183,7 +102,7 @@ pub struct OpsArgs {
 
     /// Store configuration: -D, --xmlfile and the connection flags.
     #[command(flatten)]
-    pub config: crate::plan::StoreArgs,
+    pub config: crate::cli::store::StoreArgs,
 
     /// Accepted for the Doris tool's command lines (hdfs, s3); the URL's scheme decides the store.
     #[arg(long = "fs_type", hide = true)]

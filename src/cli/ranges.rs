@@ -1,43 +1,9 @@
 //! Arguments of `storebench ranges` (the GeoTrellis S3 range-read ADR).
 
 use crate::units::parse_size;
-use clap::{Args, ValueEnum};
+use crate::workload::ranges::Strategy;
+use clap::Args;
 use std::path::PathBuf;
-
-/// How the ranges are fetched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Strategy {
-    /// One GET per range, one after the other.
-    Sequential,
-    /// One GET per range, at most --concurrency in flight.
-    Parallel,
-    /// Every range cut into pieces of at most --split-size, at most --concurrency in flight.
-    Split,
-    /// Ranges closer than --coalesce-gap merged into one GET (vectored IO), --concurrency in flight.
-    Coalesce,
-    /// One GET of the span covering every range.
-    Whole,
-    /// Every strategy above, one after the other.
-    All,
-}
-
-impl Strategy {
-    /// The strategies `all` stands for, in report order.
-    pub const EACH: [Strategy; 5] =
-        [Strategy::Sequential, Strategy::Parallel, Strategy::Split, Strategy::Coalesce, Strategy::Whole];
-
-    /// The strategy's name as users type it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Sequential => "sequential",
-            Strategy::Parallel => "parallel",
-            Strategy::Split => "split",
-            Strategy::Coalesce => "coalesce",
-            Strategy::Whole => "whole",
-            Strategy::All => "all",
-        }
-    }
-}
 
 /// `storebench ranges URL [options]`
 #[derive(Debug, Args)]
@@ -97,11 +63,15 @@ pub struct RangesArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Format of the summary on standard output: text, markdown (the main table) or json (the report).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: crate::export::manager::StdoutFormat,
+
     /// Print only the per-strategy figures and the verdict (no line per request).
     #[arg(short, long)]
     pub quiet: bool,
 
     /// Store configuration: -D, --xmlfile and the connection flags.
     #[command(flatten)]
-    pub config: crate::plan::StoreArgs,
+    pub config: crate::cli::store::StoreArgs,
 }

@@ -62,6 +62,10 @@ pub struct TransferArgs {
     /// Write every run as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Format of the summary on standard output: text, markdown (the main table) or json (the report).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: crate::export::manager::StdoutFormat,
+
     /// Only the table.
     #[arg(short, long)]
     pub quiet: bool,

@@ -28,8 +28,22 @@ fn strftime(t: std::time::SystemTime, fmt: &str) -> String {
     String::from_utf8_lossy(&buf[..n]).into_owned()
 }
 
-/// The whole text report: the Hadoop block (with `prefix` on each line), then storebench's figures.
-pub fn text(r: &RunReport, hadoop_lines: &[String], prefix: &str, quiet: bool) -> String {
+/// TestDFSIO's result lines of this run (none for -clean): what it prints and appends to -resFile.
+pub fn hadoop_lines(r: &RunReport) -> Vec<String> {
+    let (Some(d), Params::Dfsio(p)) = (&r.dfsio_run, &r.params) else { return Vec::new() };
+    if p.mode == crate::stats::dfsio::Mode::Clean {
+        return Vec::new();
+    }
+    let started = humantime::parse_rfc3339(&r.started_at).unwrap_or_else(|_| std::time::SystemTime::now());
+    let exec_ms = (d.exec_time_s * 1000.0).round() as i64;
+    d.aggregates.result_lines(&d.test_type, &java_date(started), exec_ms)
+}
+
+/// The whole text report: the Hadoop block (with log4j's prefix on each line), then storebench's
+/// figures.
+pub fn text(r: &RunReport, quiet: bool) -> String {
+    let hadoop_lines = hadoop_lines(r);
+    let prefix = log_prefix(std::time::SystemTime::now());
     let mut out = String::new();
     let Some(d) = &r.dfsio_run else { return out };
     let Params::Dfsio(p) = &r.params else { return out };
@@ -40,7 +54,7 @@ pub fn text(r: &RunReport, hadoop_lines: &[String], prefix: &str, quiet: bool) -
         }
         return out;
     }
-    for l in hadoop_lines {
+    for l in &hadoop_lines {
         let _ = writeln!(out, "{prefix}{l}");
     }
     let mb = |b: u64| b as f64 / (1u64 << 20) as f64;

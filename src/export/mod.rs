@@ -4,10 +4,14 @@
 pub mod csv;
 pub mod dfsio;
 pub mod json;
+pub mod manager;
+pub mod markdown;
 pub mod ops;
 pub mod ranges;
 pub mod table;
 pub mod transfer;
+
+pub use markdown::markdown;
 
 use crate::stats::report::RunReport;
 

@@ -98,7 +98,8 @@ impl Exporter for TextExporter {
             Params::Bandwidth(bp) => bp,
             Params::Ops(_) => return super::ops::text(r, self.quiet),
             Params::Ranges(_) => return super::ranges::text(r, self.quiet),
-            Params::Dfsio(_) => return super::dfsio::text(r, &[], "", self.quiet),
+            Params::Dfsio(_) => return super::dfsio::text(r, self.quiet),
+            Params::Transfer(_) => return super::transfer::text(r, self.quiet),
         };
         if !self.quiet {
             let per = if bp.ranks > 1 { format!(" per rank x {} MPI ranks", bp.ranks) } else { String::new() };

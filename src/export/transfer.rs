@@ -1,12 +1,15 @@
 //! `transfer` output: one row per method, buffer and run, then the means and the CPU ratios.
 
+use crate::stats::report::RunReport;
+use crate::stats::transfer::TransferRun;
 use crate::units::human_bytes;
-use crate::workload::transfer::TransferRun;
 use std::fmt::Write;
 
 /// The text report.
-pub fn text(source: &str, bytes: u64, to: &str, runs: &[TransferRun], quiet: bool) -> String {
+pub fn text(r: &RunReport, quiet: bool) -> String {
     let mut out = String::new();
+    let Some(t) = &r.transfer else { return out };
+    let (source, bytes, to, runs) = (&t.source, t.bytes, &t.to, &t.runs);
     if !quiet {
         let _ = writeln!(out, "Transfer of {} ({} bytes) from {source} to {to}", human_bytes(bytes), bytes);
         let _ = writeln!(

@@ -2,6 +2,7 @@
 //! checked together. Every error names the bad value and what would be valid.
 
 use crate::cli::bandwidth::BandwidthArgs;
+use crate::cli::store::{StoreArgs, StoreFlags};
 use crate::store::memory::fits_in_memory;
 use crate::store::{open_target, StoreConfig, Target};
 use crate::units::{human_bytes, with_commas};
@@ -19,54 +20,10 @@ pub const MAX_THREADS: usize = 4096;
 pub const MIN_RATE: f64 = 0.001;
 /// The fastest `--rate`: a billion operations per second.
 pub const MAX_RATE: f64 = 1e9;
-/// The longest `--duration`: 366 days.
-pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(366 * 24 * 3600);
 
-/// Store options given as flags; each sets a configuration key with the highest precedence.
-#[derive(Clone, Debug, Default, clap::Args)]
-pub struct StoreFlags {
-    /// Object store endpoint, e.g. http://127.0.0.1:7070 (fs.s3a.endpoint, fs.gs.storage.root.url,
-    /// fs.azure.endpoint).
-    #[arg(long, value_name = "URL")]
-    pub endpoint: Option<String>,
-    /// AWS named profile from ~/.aws/credentials and ~/.aws/config (fs.s3a.profile; AWS_PROFILE).
-    #[arg(long, value_name = "NAME")]
-    pub profile: Option<String>,
-    /// Object store region (fs.s3a.endpoint.region).
-    #[arg(long)]
-    pub region: Option<String>,
-    /// Path-style addressing: http://host/bucket/key (fs.s3a.path.style.access=true).
-    #[arg(long)]
-    pub path_style: bool,
-    /// Allow plain http:// endpoints, for local servers (fs.s3a.connection.ssl.enabled=false).
-    #[arg(long)]
-    pub allow_http: bool,
-    /// Apache Doris fs_benchmark_tool's key=value connection file (AWS_ACCESS_KEY, AWS_SECRET_KEY,
-    /// AWS_ENDPOINT, AWS_REGION, and any Hadoop key).
-    #[arg(long, value_name = "FILE")]
-    pub conf: Option<std::path::PathBuf>,
-}
-
-/// The store configuration options every workload but bandwidth takes the same way (bandwidth keeps
-/// its own for cloudstore's spellings).
-#[derive(Clone, Debug, Default, clap::Args)]
-pub struct StoreArgs {
-    /// Hadoop configuration key=value for the store (repeatable), e.g. -D fs.s3a.endpoint=http://...
-    #[arg(short = 'D', value_name = "KEY=VALUE")]
-    pub define: Vec<String>,
-    /// Hadoop XML configuration file (core-site.xml) with store keys (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub xmlfile: Vec<std::path::PathBuf>,
-    /// Store connection options.
-    #[command(flatten)]
-    pub store: StoreFlags,
-}
-
-impl StoreArgs {
-    /// The configuration these options and the environment give.
-    pub fn config(&self) -> Result<StoreConfig, String> {
-        store_config(&self.xmlfile, &self.define, &self.store)
-    }
+/// The configuration `-D`, `--xmlfile`, the store flags and the environment give.
+pub fn store_args_config(args: &StoreArgs) -> Result<StoreConfig, String> {
+    store_config(&args.xmlfile, &args.define, &args.store)
 }
 
 /// Builds the store configuration: environment, then `--conf` and `--xmlfile` files, then `-D`, then
@@ -127,7 +84,7 @@ pub fn store_config(
 /// Validates `ops` arguments into a plan and its target. Returns whether the base directory is the
 /// default (a fresh one to make under the temporary directory).
 pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::OpsPlan, Target, bool), String> {
-    use crate::cli::ops::Op;
+    use crate::workload::ops::Op;
     use crate::workload::ops::{parse_mix, OpsPlan};
     let mix = match (&args.mix, args.op) {
         (Some(m), _) => parse_mix(m)?,
@@ -160,7 +117,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
     if has(Op::PrefetchRead) && args.prefetch == 0 {
         return Err("invalid --prefetch '0': prefetch_read needs at least 1 block ahead".into());
     }
-    let mut config = args.config.config()?;
+    let mut config = store_args_config(&args.config)?;
     // The Doris seed's conf keys that describe the workload, not the store; flags win over them.
     let conf_size = |config: &mut StoreConfig, key: &str| -> Result<Option<u64>, String> {
         config.take(key).map(|v| crate::units::parse_size(&v).map_err(|e| format!("--conf {key}: {e}"))).transpose()
@@ -236,8 +193,8 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
 pub fn ranges(
     args: &crate::cli::ranges::RangesArgs,
 ) -> Result<(crate::workload::ranges::RangesPlan, Target, u64), String> {
-    use crate::cli::ranges::Strategy;
     use crate::workload::ranges as r;
+    use crate::workload::ranges::Strategy;
     if args.concurrency > MAX_THREADS {
         return Err(format!("invalid --concurrency '{}': at most {MAX_THREADS} GETs in flight", args.concurrency));
     }
@@ -251,7 +208,7 @@ pub fn ranges(
         return Err("invalid --prepare '0': the test object needs at least 1 byte (e.g. 48m)".into());
     }
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let config = args.config.config()?;
+    let config = store_args_config(&args.config)?;
     let target = open_target(&args.url, &config)?;
     let meta = target.store.stat(&target.path).map_err(|e| e.to_string())?;
     let size = match (args.prepare, meta) {
@@ -418,7 +375,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
 /// Validates `dfsio` arguments: the plan and the target its root names.
 pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::dfsio::DfsioPlan, Target), String> {
     use crate::workload::dfsio::{DfsioPlan, Mode, ReadOrder};
-    let config = args.config.config()?;
+    let config = store_args_config(&args.config)?;
     let file_size = crate::units::parse_size_with_default_unit(&args.file_size, 20)
         .map_err(|e| format!("invalid -fileSize '{}': {e}", args.file_size))?;
     let needs_size = !args.clean;

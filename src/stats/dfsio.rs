@@ -5,6 +5,9 @@
 //! `l:tasks`, `l:size`, `l:time` as `long` and `f:rate` (rate x 1000) and `f:sqrate` (rate^2 x 1000) as
 //! `float`, in task order. The printed figures come from those five numbers alone, with TestDFSIO's
 //! own arithmetic (float where Java has float), so they match TestDFSIO digit for digit.
+//!
+//! TestDFSIO's result model lives here too (its modes, read orders, task records and the run's
+//! figures), so reports can carry it; `workload::dfsio` re-exports it.
 
 use serde::{Deserialize, Serialize};
 
@@ -128,6 +131,96 @@ fn java_number(x: f64, plain: String, sci: String) -> String {
         let m = if m.contains('.') { m.to_string() } else { format!("{m}.0") };
         format!("{m}E{e}")
     }
+}
+
+/// What the run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// TestDFSIO -write.
+    Write,
+    /// TestDFSIO -read (and its -random, -backward, -skip variants).
+    Read,
+    /// TestDFSIO -append.
+    Append,
+    /// TestDFSIO -clean.
+    Clean,
+}
+
+/// In which order -read visits a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadOrder {
+    /// From start to end.
+    Sequential,
+    /// `bufferSize` reads at random offsets until fileSize bytes are read.
+    Random,
+    /// From the end towards the start.
+    Backward,
+    /// A buffer, then `skip` bytes skipped, to the end.
+    Skip {
+        /// Bytes skipped after each buffer.
+        skip: u64,
+    },
+}
+
+/// One task's result, with where it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// Task index (the K of test_io_K).
+    pub task: u64,
+    /// The file, relative to the store's root.
+    pub file: String,
+    /// MPI rank of the process that ran it (0 without MPI).
+    pub rank: u32,
+    /// Host that ran it.
+    pub host: String,
+    /// Bytes read or written.
+    pub bytes: u64,
+    /// Start and end, seconds from the common start.
+    pub start_s: f64,
+    /// End of the task (close done), seconds from the common start.
+    pub end_s: f64,
+    /// Time in milliseconds, as TestDFSIO counts it (at least 1).
+    pub time_ms: i64,
+    /// IO rate, MB/s (2^20 bytes), as TestDFSIO's mapper computes it.
+    pub rate_mb_s: f64,
+}
+
+/// Everything a dfsio run reports beyond the Hadoop block.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DfsioRun {
+    /// TestDFSIO's test type ("write", "read", "random read", ...).
+    pub test_type: String,
+    /// The raw aggregates.
+    pub aggregates: Aggregates,
+    /// "Throughput mb/sec".
+    pub throughput_mb_s: f64,
+    /// "Average IO rate mb/sec".
+    pub average_io_rate_mb_s: f64,
+    /// "IO rate std deviation".
+    pub io_rate_std_dev: f64,
+    /// "Test exec time sec": the whole command, plan to report.
+    pub exec_time_s: f64,
+    /// Bytes of all tasks / time from the common start to the last task's end, MB/s (2^20).
+    pub aggregate_mb_s: f64,
+    /// Bytes moved by all tasks until the first task finished / that time, MB/s (2^20).
+    pub stonewall_mb_s: f64,
+    /// Per-task IO rates, MB/s: min, p50, p90, max (nearest rank).
+    pub task_rate_min: f64,
+    /// Median task rate.
+    pub task_rate_p50: f64,
+    /// 90th percentile task rate.
+    pub task_rate_p90: f64,
+    /// Fastest task.
+    pub task_rate_max: f64,
+    /// Latency of the read or write calls of bufferSize, over every task of every rank.
+    pub calls: crate::stats::report::LatencyStats,
+    /// Every task, in task order.
+    pub tasks: Vec<TaskRecord>,
+    /// -clean: files removed, and files left in io_data that the benchmark did not make.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleaned: Option<(u64, Vec<String>)>,
 }
 
 #[cfg(test)]

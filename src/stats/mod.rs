@@ -7,6 +7,7 @@ pub mod dfsio;
 pub mod histogram;
 pub mod report;
 pub mod sample;
+pub mod transfer;
 
 /// The 1-based nearest rank of quantile `q` (0..=1) among `n` values: `ceil(q * n)`, at least 1 and at
 /// most `n`. The one percentile rule of storebench (histograms and sorted lists alike).

@@ -5,8 +5,9 @@ use super::histogram::HistogramData;
 use super::sample::Event;
 use serde::{Deserialize, Serialize};
 
-/// Version of the report's layout. Bumped when a field is removed or changes meaning.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the report's layout (docs/report-schema.md). Bumped when a field is removed or changes
+/// meaning. 2: `transfer` reports carry the envelope of every report and a `transfer` section.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The result of one storebench run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -46,13 +47,55 @@ pub struct RunReport {
     pub ranges_run: Option<RangesRun>,
     /// TestDFSIO's aggregates and figures, and every task, of the dfsio workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dfsio_run: Option<crate::workload::dfsio::DfsioRun>,
+    pub dfsio_run: Option<crate::stats::dfsio::DfsioRun>,
     /// Repeats and statistics of the ops workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_run: Option<OpsRun>,
+    /// The runs of the transfer command (source, destination, every method, buffer and run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<super::transfer::TransferSection>,
     /// Each task's share and where it ran: per rank and phase for bandwidth, per thread for ops.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskReport>,
+}
+
+impl RunReport {
+    /// Reads a `--json` report of this version or an earlier one. Version 1's `transfer` files had no
+    /// envelope (`source`, `bytes`, `to`, `runs` and `error` at the top): they are read into this
+    /// layout, with the fields they lacked left empty.
+    pub fn from_json(text: &str) -> Result<RunReport, String> {
+        let mut v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not a report: {e}"))?;
+        let version = v.get("schema_version").and_then(|n| n.as_u64());
+        if version.is_none() && v.get("command").and_then(|c| c.as_str()) == Some("transfer") {
+            v = upgrade_v1_transfer(v);
+        }
+        serde_json::from_value(v).map_err(|e| format!("not a storebench report: {e}"))
+    }
+}
+
+/// A version 1 `transfer` document in the version 2 layout.
+fn upgrade_v1_transfer(v: serde_json::Value) -> serde_json::Value {
+    let field = |k: &str| v.get(k).cloned().unwrap_or(serde_json::Value::Null);
+    let error = field("error");
+    let status = match error.as_str() {
+        None => "completed",
+        Some("interrupted") => "interrupted",
+        Some(_) => "failed",
+    };
+    serde_json::json!({
+        "schema_version": 1,
+        "tool": field("tool"),
+        "version": field("version"),
+        "command": "transfer",
+        "started_at": "",
+        "host": field("host"),
+        "target": field("to"),
+        "engine": "",
+        "params": { "workload": "transfer" },
+        "phases": [], "ops": [], "events": [], "counters": [], "warnings": [],
+        "outcome": { "status": status, "error": error },
+        "transfer": { "source": field("source"), "bytes": field("bytes"), "to": field("to"), "runs": field("runs") },
+    })
 }
 
 /// One task's share of a run and where it ran (its MPI rank and host).
@@ -145,7 +188,7 @@ pub struct StrategyReport {
     /// Latency of one GET over every pass (first_byte_mean_s: time to first byte).
     pub request_latency: LatencyStats,
     /// The cold pass's GETs, in the order they started: the first
-    /// [`crate::workload::ranges::LISTED_REQUESTS`] of them.
+    /// `workload::ranges::LISTED_REQUESTS` of them.
     pub cold_requests: Vec<RequestReport>,
     /// GETs of the cold pass left out of `cold_requests` (its statistics cover every GET).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -271,15 +314,17 @@ pub enum Params {
     Ranges(RangesParams),
     /// `storebench dfsio`.
     Dfsio(DfsioParams),
+    /// `storebench transfer`.
+    Transfer(super::transfer::TransferParams),
 }
 
 /// Parameters of a dfsio run (TestDFSIO's names).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DfsioParams {
     /// write, read, append or clean.
-    pub mode: crate::workload::dfsio::Mode,
+    pub mode: crate::stats::dfsio::Mode,
     /// The order of -read.
-    pub order: crate::workload::dfsio::ReadOrder,
+    pub order: crate::stats::dfsio::ReadOrder,
     /// -nrFiles.
     pub nr_files: u64,
     /// -fileSize, bytes.

@@ -4,7 +4,7 @@
 //! URLs: `hdfs://host:port/path`, `hdfs://nameservice/path` (HA, resolved from `dfs.nameservices`,
 //! `dfs.ha.namenodes.*` and `dfs.namenode.rpc-address.*`) and `hdfs:///path` (the `fs.defaultFS`).
 //! Configuration comes the Hadoop way: `-D`, `--xmlfile`, Doris' `--conf` file and `HADOOP_CONF_DIR`
-//! (read by [`crate::plan::store_config`]); `hadoop.username` or `HADOOP_USER_NAME` names the user.
+//! (read by `plan::store_config`); `hadoop.username` or `HADOOP_USER_NAME` names the user.
 //! `dfs.replication` and `dfs.blocksize` set what new files get (else the NameNode's defaults).
 //!
 //! Durability: hdfs-native has hsync but no hflush, so `--hflush` runs hsync (which also makes every

@@ -7,6 +7,7 @@ pub mod manifest;
 
 use crate::run::RunContext;
 use crate::stats::dfsio::Aggregates;
+pub use crate::stats::dfsio::{DfsioRun, Mode, ReadOrder, TaskRecord};
 use crate::stats::histogram::{Histogram, HistogramData};
 use crate::store::{join, ReadOptions, StoreError, Target, WriteOptions};
 use crate::workload::data::xorshift;
@@ -14,37 +15,6 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
-
-/// What the run does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// TestDFSIO -write.
-    Write,
-    /// TestDFSIO -read (and its -random, -backward, -skip variants).
-    Read,
-    /// TestDFSIO -append.
-    Append,
-    /// TestDFSIO -clean.
-    Clean,
-}
-
-/// In which order -read visits a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReadOrder {
-    /// From start to end.
-    Sequential,
-    /// `bufferSize` reads at random offsets until fileSize bytes are read.
-    Random,
-    /// From the end towards the start.
-    Backward,
-    /// A buffer, then `skip` bytes skipped, to the end.
-    Skip {
-        /// Bytes skipped after each buffer.
-        skip: u64,
-    },
-}
 
 /// A validated dfsio run.
 #[derive(Clone, Debug)]
@@ -95,29 +65,6 @@ impl DfsioPlan {
 /// The name of task `k`'s file in `io_data`: `test_io_K`, as TestDFSIO names it.
 pub fn task_name(k: u64) -> String {
     format!("test_io_{k}")
-}
-
-/// One task's result, with where it ran.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TaskRecord {
-    /// Task index (the K of test_io_K).
-    pub task: u64,
-    /// The file, relative to the store's root.
-    pub file: String,
-    /// MPI rank of the process that ran it (0 without MPI).
-    pub rank: u32,
-    /// Host that ran it.
-    pub host: String,
-    /// Bytes read or written.
-    pub bytes: u64,
-    /// Start and end, seconds from the common start.
-    pub start_s: f64,
-    /// End of the task (close done), seconds from the common start.
-    pub end_s: f64,
-    /// Time in milliseconds, as TestDFSIO counts it (at least 1).
-    pub time_ms: i64,
-    /// IO rate, MB/s (2^20 bytes), as TestDFSIO's mapper computes it.
-    pub rate_mb_s: f64,
 }
 
 /// What the tasks of one process did.
@@ -524,42 +471,6 @@ pub fn aggregates(tasks: &[TaskRecord]) -> Aggregates {
         a.add_task(t.bytes as i64, t.time_ms);
     }
     a
-}
-
-/// Everything a dfsio run reports beyond the Hadoop block.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DfsioRun {
-    /// TestDFSIO's test type ("write", "read", "random read", ...).
-    pub test_type: String,
-    /// The raw aggregates.
-    pub aggregates: Aggregates,
-    /// "Throughput mb/sec".
-    pub throughput_mb_s: f64,
-    /// "Average IO rate mb/sec".
-    pub average_io_rate_mb_s: f64,
-    /// "IO rate std deviation".
-    pub io_rate_std_dev: f64,
-    /// "Test exec time sec": the whole command, plan to report.
-    pub exec_time_s: f64,
-    /// Bytes of all tasks / time from the common start to the last task's end, MB/s (2^20).
-    pub aggregate_mb_s: f64,
-    /// Bytes moved by all tasks until the first task finished / that time, MB/s (2^20).
-    pub stonewall_mb_s: f64,
-    /// Per-task IO rates, MB/s: min, p50, p90, max (nearest rank).
-    pub task_rate_min: f64,
-    /// Median task rate.
-    pub task_rate_p50: f64,
-    /// 90th percentile task rate.
-    pub task_rate_p90: f64,
-    /// Fastest task.
-    pub task_rate_max: f64,
-    /// Latency of the read or write calls of bufferSize, over every task of every rank.
-    pub calls: crate::stats::report::LatencyStats,
-    /// Every task, in task order.
-    pub tasks: Vec<TaskRecord>,
-    /// -clean: files removed, and files left in io_data that the benchmark did not make.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cleaned: Option<(u64, Vec<String>)>,
 }
 
 /// The figures of a finished (or partly finished) run.

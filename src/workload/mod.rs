@@ -11,10 +11,30 @@ use crate::stats::report::{Outcome, Params, RunReport, Status, SCHEMA_VERSION};
 use crate::store::Target;
 
 /// A report with what every workload fills the same way: tool, host, target, engine, parameters and
-/// outcome. The workload adds its figures (phases, ops, events, counters, summary).
+/// outcome. The workload adds its figures (phases, ops, events, counters, its section).
 pub fn base_report(
     command: &str,
     target: &Target,
+    engine: String,
+    params: Params,
+    failure: Option<&Failure>,
+    started_at: String,
+) -> RunReport {
+    let url = if target.store.url() == "file://" {
+        target.path.clone()
+    } else {
+        format!("{}{}", target.store.url(), target.path)
+    };
+    let mut report = envelope(command, &url, engine, params, failure, started_at);
+    report.warnings = target.warnings.clone();
+    report
+}
+
+/// The envelope of every report (docs/report-schema.md), for a target given as text (credentials are
+/// removed from it); no figures yet.
+pub fn envelope(
+    command: &str,
+    target: &str,
     engine: String,
     params: Params,
     failure: Option<&Failure>,
@@ -25,11 +45,6 @@ pub fn base_report(
         Some(Failure::Failed(m)) => (Status::Failed, Some(m.clone())),
         Some(Failure::Interrupted) => (Status::Interrupted, Some(crate::run::signal::describe())),
     };
-    let url = if target.store.url() == "file://" {
-        target.path.clone()
-    } else {
-        format!("{}{}", target.store.url(), target.path)
-    };
     RunReport {
         schema_version: SCHEMA_VERSION,
         tool: "storebench".into(),
@@ -37,18 +52,19 @@ pub fn base_report(
         command: command.into(),
         started_at,
         host: crate::run::host_name(),
-        target: crate::store::redact_url(&url),
+        target: crate::store::redact_url(target),
         engine,
         params,
         phases: Vec::new(),
         ops: Vec::new(),
         events: Vec::new(),
         counters: Vec::new(),
-        warnings: target.warnings.clone(),
+        warnings: Vec::new(),
         outcome: Outcome { status, error },
         ops_run: None,
         ranges_run: None,
         dfsio_run: None,
+        transfer: None,
         tasks: Vec::new(),
     }
 }

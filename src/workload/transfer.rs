@@ -64,35 +64,6 @@ impl Method {
 /// Bytes per call of the methods whose buffer is not the user's (sendfile, splice, mmap, io-uring).
 pub const CHUNK: usize = 1 << 20;
 
-/// What one run did.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TransferRun {
-    /// The method.
-    pub method: String,
-    /// read-write's buffer size; for the others the bytes per call ([`CHUNK`]).
-    pub buffer: u64,
-    /// Run number, from 1.
-    pub run: u32,
-    /// "ok", or "unsupported: why".
-    pub status: String,
-    /// Bytes moved.
-    pub bytes: u64,
-    /// Wall time of the sending side, from the first call to the receiver's answer, seconds.
-    pub wall_s: f64,
-    /// The sending thread's CPU.
-    pub sender: CpuTimes,
-    /// The receiving thread's CPU (as the receiver reports it); none for file to file.
-    pub receiver: Option<CpuTimes>,
-    /// MB/s (2^20 bytes).
-    pub mb_s: f64,
-    /// Sender CPU seconds (user + kernel) per GiB moved.
-    pub cpu_s_per_gib: f64,
-    /// Sender CPU per GiB relative to the baseline (read-write with the smallest buffer), percent.
-    pub cpu_vs_baseline_pct: Option<f64>,
-    /// CRC32 of what the receiver got, when it checked.
-    pub crc32: Option<u32>,
-}
-
 /// An open source file.
 pub struct Source {
     /// The file.
@@ -646,75 +617,5 @@ pub fn file_crc(path: &std::path::Path) -> io::Result<u32> {
             return Ok(h.finalize());
         }
         h.update(&buf[..n]);
-    }
-}
-
-/// Figures of a finished run; the baseline percentage is filled in afterwards.
-pub fn figures(
-    method: Method,
-    buffer: u64,
-    run: u32,
-    bytes: u64,
-    wall_s: f64,
-    sender: CpuTimes,
-    receiver: Option<CpuTimes>,
-) -> TransferRun {
-    let gib = bytes as f64 / crate::units::GIB;
-    TransferRun {
-        method: method.name().into(),
-        buffer,
-        run,
-        status: "ok".into(),
-        bytes,
-        wall_s,
-        sender,
-        receiver,
-        mb_s: crate::units::mib_per_s(bytes as f64, wall_s),
-        cpu_s_per_gib: if gib > 0.0 { sender.total_s() / gib } else { 0.0 },
-        cpu_vs_baseline_pct: None,
-        crc32: None,
-    }
-}
-
-/// Fills `cpu_vs_baseline_pct`: each run's CPU per GiB over the mean of the baseline's runs
-/// (read-write with the smallest buffer), in percent.
-pub fn relate_to_baseline(runs: &mut [TransferRun]) {
-    let base_buf = runs.iter().filter(|r| r.method == "read-write" && r.status == "ok").map(|r| r.buffer).min();
-    let Some(b) = base_buf else { return };
-    let base: Vec<f64> = runs
-        .iter()
-        .filter(|r| r.method == "read-write" && r.buffer == b && r.status == "ok")
-        .map(|r| r.cpu_s_per_gib)
-        .collect();
-    let mean = base.iter().sum::<f64>() / base.len() as f64;
-    if mean <= 0.0 {
-        return;
-    }
-    for r in runs.iter_mut().filter(|r| r.status == "ok") {
-        r.cpu_vs_baseline_pct = Some(r.cpu_s_per_gib / mean * 100.0);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// 1 GiB in 2 s with 0.5 s user and 0.25 s kernel: 512 MB/s, 0.75 CPU-s/GiB; a run at 0.15
-    /// CPU-s/GiB against a baseline whose two runs average 0.75 is at 20 %.
-    #[test]
-    fn figures_by_hand() {
-        let cpu = CpuTimes { user_s: 0.5, system_s: 0.25 };
-        let r = figures(Method::ReadWrite, 4096, 1, 1 << 30, 2.0, cpu, None);
-        assert_eq!((r.mb_s, r.cpu_s_per_gib), (512.0, 0.75));
-        let mut runs = vec![
-            r.clone(),
-            figures(Method::ReadWrite, 4096, 2, 1 << 30, 2.0, CpuTimes { user_s: 0.5, system_s: 0.25 }, None),
-            figures(Method::ReadWrite, 65536, 1, 1 << 30, 1.0, CpuTimes { user_s: 0.1, system_s: 0.2 }, None),
-            figures(Method::Sendfile, CHUNK as u64, 1, 1 << 29, 1.0, CpuTimes { user_s: 0.0, system_s: 0.075 }, None),
-        ];
-        relate_to_baseline(&mut runs);
-        assert_eq!(runs[0].cpu_vs_baseline_pct, Some(100.0));
-        assert!((runs[2].cpu_vs_baseline_pct.unwrap() - 40.0).abs() < 1e-9);
-        assert!((runs[3].cpu_vs_baseline_pct.unwrap() - 20.0).abs() < 1e-9);
     }
 }

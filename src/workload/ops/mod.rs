@@ -3,9 +3,12 @@
 //! behind a barrier, record into thread-local histograms, and merge at the end of each repeat; the
 //! figures of the repeats are then summarized (mean, median, stddev, cv, min, max).
 
+mod op;
+
+pub use op::Op;
+
 use super::data::{xorshift, DataPattern};
 use super::Failure;
-use crate::cli::ops::Op;
 use crate::run::RunContext;
 use crate::stats::aggregate::{self, cpu_report, latency_stats};
 use crate::stats::cpu::CpuTimes;

@@ -2,9 +2,12 @@
 //! passes, timing every GET's first byte apart from its transfer (the GeoTrellis S3 ADR), and rank the
 //! strategies on this link.
 
+mod strategy;
+
+pub use strategy::Strategy;
+
 use super::data::DataPattern;
 use super::Failure;
-use crate::cli::ranges::Strategy;
 use crate::stats::aggregate::latency_stats;
 use crate::stats::report::{Params, RangesParams, RangesRun, RequestReport, RunReport, StrategyReport, VerdictRow};
 use crate::stats::sample::{Event, OpKind, Recorder};

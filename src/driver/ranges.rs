@@ -1,0 +1,73 @@
+//! `storebench ranges`: the byte ranges of one object read with each strategy, in one process.
+
+use super::{Command, Concluded, Rank};
+use crate::cli::ranges::RangesArgs;
+use crate::error::Error;
+use crate::export::manager::Outputs;
+use crate::store::Target;
+use crate::workload::ranges::{self, RangesPlan};
+use crate::workload::Failure;
+
+/// The command and what it learns on the way.
+pub struct Ranges {
+    args: RangesArgs,
+    planned: Option<(RangesPlan, Target, u64)>,
+    done: Option<(crate::stats::report::RangesRun, Option<Failure>)>,
+}
+
+impl Ranges {
+    /// The command for these arguments.
+    pub fn new(args: RangesArgs) -> Self {
+        Ranges { args, planned: None, done: None }
+    }
+}
+
+impl Command for Ranges {
+    type Part = ();
+    const NAME: &'static str = "ranges";
+
+    fn outputs(&self) -> Outputs {
+        Outputs { json: self.args.json.clone(), format: self.args.format, quiet: self.args.quiet, ..Default::default() }
+    }
+
+    fn distributed(&self) -> bool {
+        false
+    }
+
+    fn plan(&mut self, _ranks: u32) -> Result<Vec<String>, String> {
+        let (plan, target, size) = crate::plan::ranges(&self.args)?;
+        let warnings = target.warnings.clone();
+        self.planned = Some((plan, target, size));
+        Ok(warnings)
+    }
+
+    fn prepare(&mut self, _rank: &Rank) -> Result<(), Error> {
+        let (plan, target, _) = self.planned.as_ref().expect("planned");
+        match plan.prepare {
+            Some(s) => ranges::prepare_object(target, s, plan.seed).map_err(Error::Run),
+            None => Ok(()),
+        }
+    }
+
+    fn run(&mut self, rank: &Rank) -> Result<(), Error> {
+        let (plan, target, _) = self.planned.as_ref().expect("planned");
+        self.done = Some(match ranges::reference(target, plan) {
+            Ok(reference) => ranges::run(target, plan, reference.as_ref(), &rank.stop),
+            Err(e) => (Default::default(), Some(Failure::Failed(format!("--verify: reading the object: {e}")))),
+        });
+        Ok(())
+    }
+
+    fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {
+        let (plan, target, size) = self.planned.as_ref().expect("planned");
+        let (run, failure) = self.done.take().unwrap_or_default();
+        let mut cleanup_errors = Vec::new();
+        if plan.prepare.is_some() {
+            if let Err(e) = target.store.delete(&target.path) {
+                cleanup_errors.push(format!("deleting the test object {}: {e}", self.args.url));
+            }
+        }
+        let report = ranges::report(target, plan, *size, run, failure.as_ref(), rank.started_at.clone());
+        Ok(Concluded { report, failure, cleanup_errors, file_errors: Vec::new() })
+    }
+}
