@@ -1,5 +1,5 @@
-//! storebench: a storage benchmark. One pipeline for every command:
-//! cli -> plan -> store -> workload -> runner -> samples -> stats -> RunReport -> exporters.
+//! storebench: a storage benchmark. One pipeline for every command (docs/architecture.md):
+//! cli -> app -> driver (plan, prepare, run, conclude) -> workload -> store; stats -> RunReport -> export.
 #![warn(missing_docs)]
 
 pub mod app;
