@@ -1,0 +1,142 @@
+//! What a bandwidth run reports: each rank's tasks and part, rank 0's merge of the parts, and the
+//! RunReport built from them.
+
+use super::*;
+
+/// One rank's figures per phase, for the report's task list.
+pub fn rank_tasks(rec: &Recorder, out: &BandwidthRun, file: &str, rank: u32, host: &str) -> Vec<TaskReport> {
+    [(&aggregate::UPLOAD, out.upload_cpu), (&aggregate::DOWNLOAD, out.download_cpu)]
+        .into_iter()
+        .filter_map(|(ops, cpu)| aggregate::phase_report(rec, ops, cpu, 1))
+        .map(|p| {
+            TaskReport {
+                rank,
+                host: host.to_string(),
+                task: p.name.clone(),
+                repeat: None,
+                path: file.to_string(),
+                ops: p.blocks.count,
+                errors: p.blocks.errors,
+                bytes: p.bytes,
+                ..Default::default()
+            }
+            .timed(p.duration_s)
+        })
+        .collect()
+}
+
+/// What one rank sends rank 0: its statistics (not its events), CPU, counters, outcome and tasks.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RankPart {
+    /// The rank.
+    pub rank: u32,
+    /// Its host.
+    pub host: String,
+    /// Its operations' statistics.
+    pub stats: Vec<AccumulatorData>,
+    /// Its process's CPU time in the upload.
+    pub upload_cpu: CpuTimes,
+    /// Its process's CPU time in the download.
+    pub download_cpu: CpuTimes,
+    /// Its counters.
+    pub counters: Vec<CounterGroup>,
+    /// Why it stopped early: an error, or "interrupted".
+    pub failure: Option<String>,
+    /// Ctrl-C stopped it.
+    pub interrupted: bool,
+    /// What it could not clean up.
+    pub cleanup_errors: Vec<String>,
+    /// Its phases.
+    pub tasks: Vec<TaskReport>,
+}
+
+impl RankPart {
+    /// This rank's part of the run.
+    pub fn new(rank: u32, host: &str, file: &str, rec: &Recorder, out: BandwidthRun) -> RankPart {
+        RankPart {
+            rank,
+            host: host.to_string(),
+            stats: rec.to_data(),
+            tasks: rank_tasks(rec, &out, file, rank, host),
+            upload_cpu: out.upload_cpu,
+            download_cpu: out.download_cpu,
+            counters: out.counters,
+            interrupted: out.failure == Some(Failure::Interrupted),
+            failure: match out.failure {
+                Some(Failure::Failed(m)) => Some(m),
+                _ => None,
+            },
+            cleanup_errors: out.cleanup_errors,
+        }
+    }
+}
+
+/// Rank 0's merge of every rank's part: the statistics and counters summed, CPU summed, the first
+/// failure named with its rank and host, the tasks in rank order.
+pub fn merge_ranks(parts: Vec<RankPart>) -> Result<(Recorder, BandwidthRun, Vec<TaskReport>), String> {
+    let mut rec = Recorder::new();
+    let mut out = BandwidthRun::default();
+    let mut tasks = Vec::new();
+    let mut failed = None;
+    for p in parts {
+        rec.merge_data(&p.stats).map_err(|e| format!("rank {}'s statistics: {e}", p.rank))?;
+        out.upload_cpu = out.upload_cpu + p.upload_cpu;
+        out.download_cpu = out.download_cpu + p.download_cpu;
+        add_counter_groups(&mut out.counters, p.counters);
+        if failed.is_none() {
+            failed = p.failure.map(|m| Failure::Failed(format!("rank {} ({}): {m}", p.rank, p.host)));
+        }
+        if p.interrupted && out.failure.is_none() {
+            out.failure = Some(Failure::Interrupted);
+        }
+        out.cleanup_errors.extend(p.cleanup_errors.into_iter().map(|e| format!("rank {}: {e}", p.rank)));
+        tasks.extend(p.tasks);
+    }
+    if failed.is_some() {
+        out.failure = failed;
+    }
+    Ok((rec, out, tasks))
+}
+
+/// Builds the run's report from what was recorded (by one process, or merged from every rank).
+pub fn report(
+    plan: &BandwidthPlan,
+    target: &Target,
+    layout: &Layout,
+    rec: &Recorder,
+    out: &BandwidthRun,
+    tasks: Vec<TaskReport>,
+    started_at: String,
+) -> RunReport {
+    let phases = [(&aggregate::UPLOAD, out.upload_cpu), (&aggregate::DOWNLOAD, out.download_cpu)]
+        .into_iter()
+        .filter_map(|(ops, cpu)| aggregate::phase_report(rec, ops, cpu, layout.ranks))
+        .collect();
+    let params = Params::Bandwidth(BandwidthParams {
+        size: plan.size,
+        block: plan.block,
+        blocks: plan.blocks(),
+        policy: plan.policy.name().into(),
+        path: layout.file.clone(),
+        flush: plan.flush,
+        hflush: plan.hflush,
+        direct: plan.direct,
+        fsync_on_close: plan.fsync_on_close,
+        read_only: plan.read_only,
+        rename: plan.rename,
+        keep: plan.keep,
+        verify: plan.verify,
+        seed: plan.seed,
+        prefetch: plan.prefetch,
+        ranks: layout.ranks,
+    });
+    let engine = target.store.engine(plan.direct);
+    RunReport {
+        phases,
+        ops: aggregate::op_stats(rec),
+        events: rec.events().to_vec(),
+        counters: out.counters.clone(),
+        tasks,
+        ..crate::workload::base_report("bandwidth", target, engine, params, out.failure.as_ref(), started_at)
+    }
+}
