@@ -28,21 +28,21 @@ fn named(line: &str) -> Vec<String> {
         rest = &rest[i + "crate::".len()..];
         if let Some(group) = rest.strip_prefix('{') {
             // Split the group at its own commas (not those of nested groups); each item's first name.
+            let first = |item: &str| -> String {
+                item.trim().chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect()
+            };
             let (mut depth, mut item) = (0, String::new());
             for c in group.chars() {
                 match c {
                     '}' if depth == 0 => break,
-                    ',' if depth == 0 => names.push(std::mem::take(&mut item)),
+                    ',' if depth == 0 => names.push(first(&std::mem::take(&mut item))),
                     _ => {
                         depth += i32::from(c == '{') - i32::from(c == '}');
                         item.push(c);
                     }
                 }
             }
-            names.push(item);
-            for n in names.iter_mut() {
-                *n = n.trim().chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
-            }
+            names.push(first(&item));
         } else {
             names.push(rest.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect());
         }

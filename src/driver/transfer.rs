@@ -39,8 +39,8 @@ impl Drop for Transfer {
     }
 }
 
-/// Checks the options both ends share.
-fn check_common(args: &TransferArgs) -> Result<Duration, String> {
+/// `--timeout`, checked (both ends take it).
+fn timeout_of(args: &TransferArgs) -> Result<Duration, String> {
     if args.timeout == 0 || args.timeout > 86_400 {
         return Err(format!("invalid --timeout {}: expected 1 to 86400 seconds", args.timeout));
     }
@@ -52,7 +52,7 @@ fn check_common(args: &TransferArgs) -> Result<Duration, String> {
 pub fn serve(args: &TransferArgs) -> Result<(), Error> {
     let spec = args.serve.as_deref().unwrap_or_default();
     check_buffers(args).map_err(Error::Usage)?;
-    let timeout = check_common(args).map_err(Error::Usage)?;
+    let timeout = timeout_of(args).map_err(Error::Usage)?;
     if args.max_connections == Some(0) {
         return Err(Error::Usage("invalid --max-connections 0: expected 1 or more transfers".into()));
     }
@@ -220,7 +220,7 @@ impl Command for Transfer {
         if args.runs == 0 {
             return Err("invalid --runs 0: expected 1 or more".into());
         }
-        self.timeout = check_common(args)?;
+        self.timeout = timeout_of(args)?;
         if args.file.is_none() && args.size == 0 {
             return Err("invalid --size 0: the test file needs at least 1 byte (e.g. 1g)".into());
         }

@@ -122,11 +122,16 @@ impl ExportManager {
             },
             None => {}
         }
-        let json_text = || exporter(Format::Json, false, false).render(report);
+        // Rendered once, for the file and for standard output alike.
+        let json_text = if self.json.is_some() || self.outputs.format == StdoutFormat::Json {
+            exporter(Format::Json, false, false).render(report)
+        } else {
+            String::new()
+        };
         let mut json_saved = false;
         if let (Some(mut f), Some(p)) = (self.json, &self.outputs.json) {
             REPORT_WRITTEN.store(true, Ordering::SeqCst);
-            match f.write_all(json_text().as_bytes()) {
+            match f.write_all(json_text.as_bytes()) {
                 Ok(()) => json_saved = true,
                 Err(e) => errors.push(format!("writing the JSON file {} failed: {e}", p.display())),
             }
@@ -135,7 +140,7 @@ impl ExportManager {
         let mut text = match o.format {
             StdoutFormat::Text => exporter(Format::Text, o.verbose, o.quiet).render(report),
             StdoutFormat::Markdown => super::markdown(report),
-            StdoutFormat::Json => json_text(),
+            StdoutFormat::Json => json_text,
         };
         if o.announce && o.format == StdoutFormat::Text {
             if csv_saved {
