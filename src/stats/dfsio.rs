@@ -215,7 +215,7 @@ pub struct DfsioRun {
     /// Fastest task.
     pub task_rate_max: f64,
     /// Latency of the read or write calls of bufferSize, over every task of every rank.
-    pub calls: crate::stats::report::LatencyStats,
+    pub calls: super::latency::LatencyStats,
     /// Every task, in task order.
     pub tasks: Vec<TaskRecord>,
     /// -clean: files removed, and files left in io_data that the benchmark did not make.

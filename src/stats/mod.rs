@@ -5,6 +5,7 @@ pub mod aggregate;
 pub mod cpu;
 pub mod dfsio;
 pub mod histogram;
+pub mod latency;
 pub mod report;
 pub mod sample;
 pub mod transfer;
