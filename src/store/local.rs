@@ -7,19 +7,26 @@
 //! is fdatasync.
 
 use super::*;
+use crate::store::counters::counter_set;
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+
+counter_set! {
+    /// The calls a local store made, named as docs/metrics.md lists them.
+    struct Counts {
+        creates = "create_calls",
+        opens = "open_calls",
+        renames = "rename_calls",
+        deletes = "delete_calls",
+    }
+}
 
 /// The local filesystem. Paths are used as given: absolute, or relative to the working directory.
 #[derive(Default)]
 pub struct LocalStore {
-    creates: AtomicU64,
-    opens: AtomicU64,
-    renames: AtomicU64,
-    deletes: AtomicU64,
+    counts: Counts,
 }
 
 impl LocalStore {
@@ -431,7 +438,18 @@ impl Store for LocalStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { direct_io: true, hflush: true, atomic_rename: true, directories: true, in_memory: false }
+        Capabilities {
+            writable: true,
+            direct_io: true,
+            hflush: true,
+            append: true,
+            atomic_rename: true,
+            directories: true,
+            conditional_create: true,
+            vectored_read: false,
+            prefetch: true,
+            in_memory: false,
+        }
     }
 
     fn engine(&self, direct: bool) -> String {
@@ -443,7 +461,7 @@ impl Store for LocalStore {
     }
 
     fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError> {
-        self.creates.fetch_add(1, Ordering::Relaxed);
+        self.counts.creates.inc();
         // A new file is created exclusively (O_EXCL also refuses a symbolic link planted at the name).
         // --overwrite replaces a regular file only: the handle is checked before it is truncated.
         let mut flags = libc::O_WRONLY | libc::O_CREAT;
@@ -487,7 +505,7 @@ impl Store for LocalStore {
     }
 
     fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
-        self.opens.fetch_add(1, Ordering::Relaxed);
+        self.counts.opens.inc();
         let (fd, st) = open_regular(path, libc::O_WRONLY | libc::O_NOFOLLOW)
             .map_err(|e| e.into_store("append to", path, false))?;
         let len = st.st_size as u64;
@@ -507,7 +525,7 @@ impl Store for LocalStore {
     }
 
     fn open(&self, path: &str, opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
-        self.opens.fetch_add(1, Ordering::Relaxed);
+        self.counts.opens.inc();
         let mut flags = libc::O_RDONLY;
         if opts.direct {
             flags |= libc::O_DIRECT;
@@ -554,7 +572,7 @@ impl Store for LocalStore {
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), StoreError> {
-        self.renames.fetch_add(1, Ordering::Relaxed);
+        self.counts.renames.inc();
         let (cf, ct) = (cpath(from)?, cpath(to)?);
         // RENAME_NOREPLACE: never clobber a file storebench did not create.
         // SAFETY: valid NUL-terminated paths.
@@ -576,7 +594,7 @@ impl Store for LocalStore {
     }
 
     fn delete(&self, path: &str) -> Result<(), StoreError> {
-        self.deletes.fetch_add(1, Ordering::Relaxed);
+        self.counts.deletes.inc();
         // Only regular files: never a device node, a FIFO, a socket, or a symbolic link.
         let m = std::fs::symlink_metadata(path).map_err(|e| map_io("delete", path, 0, e))?;
         use std::os::unix::fs::MetadataExt;
@@ -624,11 +642,6 @@ impl Store for LocalStore {
     }
 
     fn counters(&self) -> Counters {
-        vec![
-            ("create_calls".into(), self.creates.load(Ordering::Relaxed)),
-            ("open_calls".into(), self.opens.load(Ordering::Relaxed)),
-            ("rename_calls".into(), self.renames.load(Ordering::Relaxed)),
-            ("delete_calls".into(), self.deletes.load(Ordering::Relaxed)),
-        ]
+        self.counts.list()
     }
 }

@@ -141,7 +141,18 @@ impl Store for MemoryStore {
         "memory://".into()
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities { direct_io: false, hflush: false, atomic_rename: true, directories: false, in_memory: true }
+        Capabilities {
+            writable: true,
+            direct_io: false,
+            hflush: false,
+            append: true,
+            atomic_rename: true,
+            directories: false,
+            conditional_create: true,
+            vectored_read: false,
+            prefetch: false,
+            in_memory: true,
+        }
     }
     fn engine(&self, _direct: bool) -> String {
         "memcpy into process memory".into()

@@ -2,16 +2,18 @@
 //! which workload calls it. Stores are built from URLs by [`open_target`]; each scheme is one arm there.
 
 pub mod aligned;
+#[cfg(any(feature = "s3", feature = "hdfs"))]
+pub mod asyncio;
 pub mod config;
+#[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
+pub mod counters;
 #[cfg(feature = "hdfs")]
 pub mod hdfs;
 pub mod local;
 pub mod memory;
 #[cfg(feature = "s3")]
 pub mod object;
-#[cfg(any(feature = "s3", feature = "hdfs"))]
-pub mod stream;
 
 use std::fmt;
 use std::sync::Arc;
@@ -19,17 +21,32 @@ use std::time::Instant;
 
 pub use config::StoreConfig;
 
-/// What a store can do, checked once when the plan is validated.
+/// What a store can do, checked once when the plan is validated. Each claim is checked by the
+/// conformance suite (`store::conformance`, built for tests only) on every store that makes it, and
+/// its absence on every store that does not.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Capabilities {
+    /// Accepts writes (false for read-only stores such as http://).
+    pub writable: bool,
     /// Can bypass the page cache (O_DIRECT).
     pub direct_io: bool,
     /// Can make written data durable before close (hflush/hsync; fdatasync for files).
     pub hflush: bool,
+    /// Can add to the end of an existing file (`Store::append`, TestDFSIO's -append).
+    pub append: bool,
     /// Rename is a single atomic operation (not copy + delete).
     pub atomic_rename: bool,
     /// Has real directories that must be created and removed.
     pub directories: bool,
+    /// A create without `overwrite` never replaces what another writer made after it began: the name
+    /// is taken exclusively at create (files, HDFS) or the store refuses the final PUT (a conditional
+    /// PUT on object stores; a multipart upload's completion is not conditional).
+    pub conditional_create: bool,
+    /// `read_vector` fetches the ranges concurrently (and coalesces neighbours) instead of one after
+    /// the other.
+    pub vectored_read: bool,
+    /// `ReadOptions::prefetch` makes the store read ahead of the reader.
+    pub prefetch: bool,
     /// Keeps every byte in this process's memory (memory://): sizes are checked against free memory.
     pub in_memory: bool,
 }

@@ -21,10 +21,10 @@ use read::*;
 use write::*;
 
 use super::*;
+use crate::store::counters::counter_set;
 use bytes::Bytes;
 use futures::stream::{BoxStream, StreamExt};
 use hdfs_native::{Client, ClientBuilder, HdfsError};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::runtime::Runtime;
 
@@ -34,23 +34,25 @@ const DATANODE: &str = "a DataNode of the file's block pipeline";
 /// Key prefixes the HDFS store hands to the client (and so never warns about).
 const KEY_PREFIXES: &[&str] = &["dfs.", "hadoop.", "ipc.", "fs.defaultFS", "fs.viewfs.", "fs.hdfs."];
 
-#[derive(Default)]
-struct Counts {
-    rpc_create: AtomicU64,
-    rpc_append: AtomicU64,
-    rpc_open: AtomicU64,
-    rpc_stat: AtomicU64,
-    rpc_list: AtomicU64,
-    rpc_rename: AtomicU64,
-    rpc_delete: AtomicU64,
-    rpc_mkdirs: AtomicU64,
-    hsyncs: AtomicU64,
-    files_closed: AtomicU64,
-    blocks_written: AtomicU64,
-    bytes_written: AtomicU64,
-    bytes_read: AtomicU64,
-    datanode_reads: AtomicU64,
-    errors: AtomicU64,
+counter_set! {
+    /// What the store asked of the NameNode and DataNodes, named as docs/metrics.md lists them.
+    struct Counts {
+        rpc_create = "namenode_create",
+        rpc_append = "namenode_append",
+        rpc_open = "namenode_open",
+        rpc_stat = "namenode_stat",
+        rpc_list = "namenode_list",
+        rpc_rename = "namenode_rename",
+        rpc_delete = "namenode_delete",
+        rpc_mkdirs = "namenode_mkdirs",
+        hsyncs = "hsync_calls",
+        files_closed = "files_closed",
+        bytes_written = "bytes_written",
+        datanode_reads = "datanode_reads",
+        bytes_read = "bytes_read",
+        errors = "errors",
+        blocks_written = "blocks_written",
+    }
 }
 
 /// One HDFS namespace.
@@ -168,12 +170,7 @@ impl HdfsStore {
         let retries = u64_key(config, "ipc.client.connect.max.retries", 2)?;
         let interval = Duration::from_millis(u64_key(config, "ipc.client.connect.retry.interval", 500)?);
 
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .thread_name("storebench-hdfs")
-            .build()
-            .map_err(|e| format!("cannot start the HDFS client runtime: {e}"))?;
+        let rt = super::asyncio::runtime()?;
         let pass: Vec<(String, String)> = config
             .keys()
             .filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p)))
@@ -219,7 +216,7 @@ impl HdfsStore {
         let used: Vec<&str> = config.keys().filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p))).collect();
         let store = HdfsStore {
             client: Arc::new(client),
-            rt: Arc::new(rt),
+            rt,
             root: format!("hdfs://{authority}"),
             namenode,
             replication,
@@ -238,7 +235,7 @@ impl HdfsStore {
     }
 
     fn err(&self, op: &'static str, path: &str, e: HdfsError) -> StoreError {
-        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        self.counts.errors.inc();
         map_err(op, &format!("{}{}", self.root, Self::path(path)), &self.namenode, e)
     }
 
@@ -265,7 +262,18 @@ impl Store for HdfsStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { direct_io: false, hflush: true, atomic_rename: true, directories: true, in_memory: false }
+        Capabilities {
+            writable: true,
+            direct_io: false,
+            hflush: true,
+            append: true,
+            atomic_rename: true,
+            directories: true,
+            conditional_create: true,
+            vectored_read: true,
+            prefetch: false,
+            in_memory: false,
+        }
     }
 
     fn engine(&self, _direct: bool) -> String {
@@ -281,7 +289,7 @@ impl Store for HdfsStore {
                 self.root
             )));
         }
-        self.counts.rpc_create.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_create.inc();
         let mut w = hdfs_native::WriteOptions::default().overwrite(opts.overwrite).create_parent(false);
         if let Some(r) = self.replication {
             w = w.replication(r);
@@ -295,7 +303,7 @@ impl Store for HdfsStore {
     }
 
     fn append(&self, path: &str) -> Result<Box<dyn WriteStream>, StoreError> {
-        self.counts.rpc_append.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_append.inc();
         let w = self.rt.block_on(self.client.append(&Self::path(path))).map_err(|e| self.err("append to", path, e))?;
         let mut w = self.writer(path, w, &WriteOptions::default());
         w.appending = true;
@@ -303,7 +311,7 @@ impl Store for HdfsStore {
     }
 
     fn open(&self, path: &str, _opts: &ReadOptions) -> Result<Box<dyn ReadStream>, StoreError> {
-        self.counts.rpc_open.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_open.inc();
         let reader = self.rt.block_on(self.client.read(&Self::path(path))).map_err(|e| self.err("open", path, e))?;
         Ok(Box::new(HdfsRead {
             len: reader.file_length() as u64,
@@ -319,7 +327,7 @@ impl Store for HdfsStore {
     }
 
     fn stat(&self, path: &str) -> Result<Option<Meta>, StoreError> {
-        self.counts.rpc_stat.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_stat.inc();
         match self.rt.block_on(self.client.get_file_info(&Self::path(path))) {
             Ok(s) => Ok(Some(Meta { size: if s.isdir { 0 } else { s.length as u64 }, is_dir: s.isdir })),
             Err(HdfsError::FileNotFound(_)) => Ok(None),
@@ -331,7 +339,7 @@ impl Store for HdfsStore {
     }
 
     fn list(&self, dir: &str) -> Result<Vec<String>, StoreError> {
-        self.counts.rpc_list.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_list.inc();
         let entries =
             self.rt.block_on(self.client.list_status(&Self::path(dir), false)).map_err(|e| self.err("list", dir, e))?;
         let mut names: Vec<String> =
@@ -341,7 +349,7 @@ impl Store for HdfsStore {
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), StoreError> {
-        self.counts.rpc_rename.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_rename.inc();
         match self.rt.block_on(self.client.rename(&Self::path(from), &Self::path(to), false)) {
             Ok(()) => Ok(()),
             Err(HdfsError::AlreadyExists(_)) => Err(StoreError::Failed {
@@ -354,7 +362,7 @@ impl Store for HdfsStore {
     }
 
     fn delete(&self, path: &str) -> Result<(), StoreError> {
-        self.counts.rpc_delete.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_delete.inc();
         match self.rt.block_on(self.client.delete(&Self::path(path), false)) {
             Ok(true) => Ok(()),
             Ok(false) => Err(StoreError::NotFound { path: format!("{}{}", self.root, Self::path(path)) }),
@@ -367,14 +375,14 @@ impl Store for HdfsStore {
         if self.stat(path)?.is_some() {
             return Err(StoreError::AlreadyExists { path: format!("{}{}", self.root, Self::path(path)) });
         }
-        self.counts.rpc_mkdirs.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_mkdirs.inc();
         self.rt
             .block_on(self.client.mkdirs(&Self::path(path), 0o755, false))
             .map_err(|e| self.err("create directory", path, e))
     }
 
     fn remove_dir(&self, path: &str) -> Result<(), StoreError> {
-        self.counts.rpc_delete.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_delete.inc();
         match self.rt.block_on(self.client.delete(&Self::path(path), false)) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.err("remove directory", path, e)),
@@ -382,27 +390,11 @@ impl Store for HdfsStore {
     }
 
     fn counters(&self) -> Counters {
-        let c = &self.counts;
-        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        let mut v: Counters = vec![
-            ("namenode_create".into(), g(&c.rpc_create)),
-            ("namenode_append".into(), g(&c.rpc_append)),
-            ("namenode_open".into(), g(&c.rpc_open)),
-            ("namenode_stat".into(), g(&c.rpc_stat)),
-            ("namenode_list".into(), g(&c.rpc_list)),
-            ("namenode_rename".into(), g(&c.rpc_rename)),
-            ("namenode_delete".into(), g(&c.rpc_delete)),
-            ("namenode_mkdirs".into(), g(&c.rpc_mkdirs)),
-            ("hsync_calls".into(), g(&c.hsyncs)),
-            ("files_closed".into(), g(&c.files_closed)),
-            ("bytes_written".into(), g(&c.bytes_written)),
-            ("datanode_reads".into(), g(&c.datanode_reads)),
-            ("bytes_read".into(), g(&c.bytes_read)),
-            ("errors".into(), g(&c.errors)),
-        ];
-        if self.block_size.is_some() {
-            v.push(("blocks_written".into(), g(&c.blocks_written)));
+        let mut all = self.counts.list();
+        if self.block_size.is_none() {
+            // Blocks are counted against a block size the run set; without one they mean nothing.
+            all.retain(|(name, _)| name != "blocks_written");
         }
-        v
+        all
     }
 }

@@ -18,13 +18,13 @@ pub(super) struct HdfsRead {
 
 impl HdfsRead {
     fn err(&self, op: &'static str, e: HdfsError) -> StoreError {
-        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        self.counts.errors.inc();
         map_err(op, &self.shown, DATANODE, e)
     }
 
     fn range(&mut self, offset: u64, len: usize) -> BoxStream<'static, hdfs_native::Result<Bytes>> {
         self.datanode_reads += 1;
-        self.counts.datanode_reads.fetch_add(1, Ordering::Relaxed);
+        self.counts.datanode_reads.inc();
         self.reader.read_range_stream(offset as usize, len).boxed()
     }
 
@@ -34,11 +34,11 @@ impl HdfsRead {
         stream: &mut BoxStream<'static, hdfs_native::Result<Bytes>>,
         buf: &mut [u8],
     ) -> Result<ReadInfo, StoreError> {
-        let (done, first) = match super::stream::fill(&self.rt, stream, &mut self.leftover, buf) {
+        let (done, first) = match super::asyncio::fill(&self.rt, stream, &mut self.leftover, buf) {
             Ok(r) => r,
             Err(e) => return Err(self.err("read", e)),
         };
-        self.counts.bytes_read.fetch_add(done as u64, Ordering::Relaxed);
+        self.counts.bytes_read.add(done as u64);
         Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
     }
 }
@@ -106,9 +106,9 @@ impl ReadStream for HdfsRead {
         for (data, buf) in fetched.into_iter().zip(bufs.iter_mut()) {
             let data = data.map_err(|e| self.err("read", e))?;
             self.datanode_reads += 1;
-            self.counts.datanode_reads.fetch_add(1, Ordering::Relaxed);
+            self.counts.datanode_reads.inc();
             buf[..data.len()].copy_from_slice(&data);
-            self.counts.bytes_read.fetch_add(data.len() as u64, Ordering::Relaxed);
+            self.counts.bytes_read.add(data.len() as u64);
             got.push(data.len());
         }
         Ok(got)

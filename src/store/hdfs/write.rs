@@ -22,7 +22,7 @@ pub(super) struct HdfsWrite {
 
 impl HdfsWrite {
     fn err(&self, op: &'static str, e: HdfsError) -> StoreError {
-        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        self.counts.errors.inc();
         map_err(op, &self.shown, DATANODE, e)
     }
 
@@ -30,7 +30,7 @@ impl HdfsWrite {
         let Some(w) = self.writer.as_mut() else { return Ok(()) };
         let r = self.rt.block_on(w.hsync());
         self.hsyncs += 1;
-        self.counts.hsyncs.fetch_add(1, Ordering::Relaxed);
+        self.counts.hsyncs.inc();
         r.map_err(|e| self.err("hsync", e))
     }
 
@@ -42,7 +42,7 @@ impl HdfsWrite {
             return self.rt.block_on(w.close()).map_err(|e| self.err("close the abandoned append to", e));
         }
         drop(w);
-        self.counts.rpc_delete.fetch_add(1, Ordering::Relaxed);
+        self.counts.rpc_delete.inc();
         match self.rt.block_on(self.client.delete(&self.path, false)) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.err("delete the abandoned", e)),
@@ -64,7 +64,7 @@ impl WriteStream for HdfsWrite {
             return Err(self.err("write", e));
         }
         self.written += buf.len() as u64;
-        self.counts.bytes_written.fetch_add(buf.len() as u64, Ordering::Relaxed);
+        self.counts.bytes_written.add(buf.len() as u64);
         Ok(())
     }
 
@@ -92,8 +92,8 @@ impl WriteStream for HdfsWrite {
         }
         self.writer = None;
         let blocks = self.block_size.map_or(0, |b| self.written.div_ceil(b));
-        self.counts.files_closed.fetch_add(1, Ordering::Relaxed);
-        self.counts.blocks_written.fetch_add(blocks, Ordering::Relaxed);
+        self.counts.files_closed.inc();
+        self.counts.blocks_written.add(blocks);
         let mut counters = vec![("bytes_written".into(), self.written), ("hsync_calls".into(), self.hsyncs)];
         if let Some(b) = self.block_size {
             counters.push(("block_size".into(), b));

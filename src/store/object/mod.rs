@@ -18,11 +18,11 @@ use read::*;
 use write::*;
 
 use super::*;
+use crate::store::counters::counter_set;
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use object_store::path::Path as ObjPath;
 use object_store::{GetOptions, GetRange, MultipartUpload, ObjectStore, PutMode, PutOptions, PutPayload};
-use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
@@ -34,21 +34,23 @@ pub use clouds::timeout_value;
 
 pub use clouds::{AZURE_KEYS, COMMON_KEYS, ENV_KEYS, GCS_KEYS, S3_KEYS};
 
-#[derive(Default)]
-struct Counts {
-    requests_get: AtomicU64,
-    requests_head: AtomicU64,
-    requests_put: AtomicU64,
-    requests_list: AtomicU64,
-    requests_copy: AtomicU64,
-    requests_delete: AtomicU64,
-    multipart_started: AtomicU64,
-    multipart_parts: AtomicU64,
-    multipart_completed: AtomicU64,
-    multipart_aborted: AtomicU64,
-    bytes_get: AtomicU64,
-    bytes_put: AtomicU64,
-    errors: AtomicU64,
+counter_set! {
+    /// What the store asked of the service, named as docs/metrics.md lists them.
+    struct Counts {
+        requests_get = "get_requests",
+        requests_head = "head_requests",
+        requests_put = "put_requests",
+        requests_list = "list_requests",
+        requests_copy = "copy_requests",
+        requests_delete = "delete_requests",
+        multipart_started = "multipart_started",
+        multipart_parts = "multipart_parts",
+        multipart_completed = "multipart_completed",
+        multipart_aborted = "multipart_aborted",
+        bytes_get = "bytes_get",
+        bytes_put = "bytes_put",
+        errors = "errors",
+    }
 }
 
 /// A bucket or container of an object store, or a web server.
@@ -82,15 +84,10 @@ impl ObjStore {
             "https" => ("https", "HTTPS", clouds::http(&shown, "https", rest, config, &wire)?),
             other => return Err(format!("'{other}://' is not an object store scheme")),
         };
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .thread_name("storebench-io")
-            .build()
-            .map_err(|e| format!("cannot start the {name} client runtime: {e}"))?;
+        let rt = super::asyncio::runtime()?;
         let store = ObjStore {
             inner: built.inner,
-            rt: Arc::new(rt),
+            rt,
             scheme,
             name,
             bucket: built.bucket,
@@ -139,13 +136,13 @@ impl ObjStore {
     }
 
     fn map(&self, op: &'static str, path: &str, e: object_store::Error) -> StoreError {
-        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        self.counts.errors.inc();
         map_err(op, &self.display(path), &self.where_(), &self.key_id, e)
     }
 
     fn head(&self, path: &str) -> Result<Option<u64>, StoreError> {
         let key = self.key(path)?;
-        self.counts.requests_head.fetch_add(1, Ordering::Relaxed);
+        self.counts.requests_head.inc();
         match self.rt.block_on(self.inner.head(&key)) {
             Ok(m) => Ok(Some(m.size)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
@@ -168,7 +165,7 @@ struct Object {
 
 impl Object {
     fn err(&self, op: &'static str, e: object_store::Error) -> StoreError {
-        self.counts.errors.fetch_add(1, Ordering::Relaxed);
+        self.counts.errors.inc();
         map_err(op, &self.path, &self.endpoint, &self.key_id, e)
     }
 
@@ -184,7 +181,19 @@ impl Store for ObjStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { direct_io: false, hflush: false, atomic_rename: false, directories: false, in_memory: false }
+        Capabilities {
+            writable: self.writable,
+            direct_io: false,
+            hflush: false,
+            append: false,
+            atomic_rename: false,
+            directories: false,
+            // A web server takes no writes; the clouds' PUTs can be conditional (If-None-Match: *).
+            conditional_create: self.writable,
+            vectored_read: true,
+            prefetch: true,
+            in_memory: false,
+        }
     }
 
     fn engine(&self, _direct: bool) -> String {
@@ -258,7 +267,7 @@ impl Store for ObjStore {
     fn list(&self, dir: &str) -> Result<Vec<String>, StoreError> {
         let trimmed = dir.trim_matches('/');
         let prefix = if trimmed.is_empty() { None } else { Some(self.key(trimmed)?) };
-        self.counts.requests_list.fetch_add(1, Ordering::Relaxed);
+        self.counts.requests_list.inc();
         let r =
             self.rt.block_on(self.inner.list_with_delimiter(prefix.as_ref())).map_err(|e| self.map("list", dir, e))?;
         let mut names: Vec<String> = r
@@ -284,9 +293,9 @@ impl Store for ObjStore {
             return Err(StoreError::NotFound { path: self.display(from) });
         }
         let (f, t) = (self.key(from)?, self.key(to)?);
-        self.counts.requests_copy.fetch_add(1, Ordering::Relaxed);
+        self.counts.requests_copy.inc();
         self.rt.block_on(self.inner.copy(&f, &t)).map_err(|e| self.map("rename (copy)", from, e))?;
-        self.counts.requests_delete.fetch_add(1, Ordering::Relaxed);
+        self.counts.requests_delete.inc();
         self.rt.block_on(self.inner.delete(&f)).map_err(|e| self.map("rename (delete)", from, e))
     }
 
@@ -295,7 +304,7 @@ impl Store for ObjStore {
         if self.head(path)?.is_none() {
             return Err(StoreError::NotFound { path: self.display(path) });
         }
-        self.counts.requests_delete.fetch_add(1, Ordering::Relaxed);
+        self.counts.requests_delete.inc();
         self.rt.block_on(self.inner.delete(&self.key(path)?)).map_err(|e| self.map("delete", path, e))
     }
 
@@ -308,25 +317,8 @@ impl Store for ObjStore {
     }
 
     fn counters(&self) -> Counters {
-        let c = &self.counts;
-        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        vec![
-            ("get_requests".into(), l(&c.requests_get)),
-            ("head_requests".into(), l(&c.requests_head)),
-            ("put_requests".into(), l(&c.requests_put)),
-            ("list_requests".into(), l(&c.requests_list)),
-            ("copy_requests".into(), l(&c.requests_copy)),
-            ("delete_requests".into(), l(&c.requests_delete)),
-            ("multipart_started".into(), l(&c.multipart_started)),
-            ("multipart_parts".into(), l(&c.multipart_parts)),
-            ("multipart_completed".into(), l(&c.multipart_completed)),
-            ("multipart_aborted".into(), l(&c.multipart_aborted)),
-            ("bytes_get".into(), l(&c.bytes_get)),
-            ("bytes_put".into(), l(&c.bytes_put)),
-            ("errors".into(), l(&c.errors)),
-        ]
-        .into_iter()
-        .chain(self.wire.counters())
-        .collect()
+        let mut all = self.counts.list();
+        all.extend(self.wire.counters());
+        all
     }
 }

@@ -28,7 +28,7 @@ impl ObjRead {
             let end = (at + p.block).min(self.len);
             let (store, key) = (self.obj.store.clone(), self.obj.key.clone());
             self.gets += 1;
-            self.obj.counts.requests_get.fetch_add(1, Ordering::Relaxed);
+            self.obj.counts.requests_get.inc();
             self.ahead.insert(
                 at,
                 self.obj.rt.spawn(async move {
@@ -64,7 +64,7 @@ impl ObjRead {
         let first = Instant::now();
         let n = data.len().min(buf.len());
         buf[..n].copy_from_slice(&data[..n]);
-        self.obj.counts.bytes_get.fetch_add(n as u64, Ordering::Relaxed);
+        self.obj.counts.bytes_get.add(n as u64);
         Ok(ReadInfo { bytes: n, first_byte: first })
     }
 
@@ -73,7 +73,7 @@ impl ObjRead {
         range: std::ops::Range<u64>,
     ) -> Result<BoxStream<'static, object_store::Result<Bytes>>, StoreError> {
         self.gets += 1;
-        self.obj.counts.requests_get.fetch_add(1, Ordering::Relaxed);
+        self.obj.counts.requests_get.inc();
         let opts = GetOptions { range: Some(GetRange::Bounded(range)), ..Default::default() };
         let r =
             self.obj.rt.block_on(self.obj.store.get_opts(&self.obj.key, opts)).map_err(|e| self.obj.err("get", e))?;
@@ -87,7 +87,7 @@ impl ObjRead {
         buf: &mut [u8],
         keep: bool,
     ) -> Result<ReadInfo, StoreError> {
-        let (done, first) = match super::stream::fill(&self.obj.rt, &mut stream, &mut self.leftover, buf) {
+        let (done, first) = match super::asyncio::fill(&self.obj.rt, &mut stream, &mut self.leftover, buf) {
             Ok(r) => r,
             Err(e) => return Err(self.obj.err("get", e)),
         };
@@ -96,7 +96,7 @@ impl ObjRead {
         } else {
             self.leftover = Bytes::new();
         }
-        self.obj.counts.bytes_get.fetch_add(done as u64, Ordering::Relaxed);
+        self.obj.counts.bytes_get.add(done as u64);
         Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
     }
 }
@@ -133,7 +133,7 @@ impl ReadStream for ObjRead {
         let mut merged = 0;
         let fetch = |r: std::ops::Range<u64>| {
             merged += 1;
-            counts.requests_get.fetch_add(1, Ordering::Relaxed);
+            counts.requests_get.inc();
             let (store, key) = (store.clone(), key.clone());
             async move { store.get_range(&key, r).await }
         };
@@ -147,7 +147,7 @@ impl ReadStream for ObjRead {
         for (b, d) in bufs.iter_mut().zip(&data) {
             let n = d.len().min(b.len());
             b[..n].copy_from_slice(&d[..n]);
-            self.obj.counts.bytes_get.fetch_add(n as u64, Ordering::Relaxed);
+            self.obj.counts.bytes_get.add(n as u64);
             got.push(n);
         }
         Ok(got)

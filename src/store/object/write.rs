@@ -22,7 +22,7 @@ impl ObjWrite {
     /// Sends one part; waits for the oldest part when `active_blocks` are in flight.
     fn send_part(&mut self, data: Vec<u8>) -> Result<(), StoreError> {
         if self.upload.is_none() {
-            self.obj.counts.multipart_started.fetch_add(1, Ordering::Relaxed);
+            self.obj.counts.multipart_started.inc();
             let up = self
                 .obj
                 .rt
@@ -45,8 +45,8 @@ impl ObjWrite {
             }));
         }
         self.parts += 1;
-        self.obj.counts.multipart_parts.fetch_add(1, Ordering::Relaxed);
-        self.obj.counts.bytes_put.fetch_add(n, Ordering::Relaxed);
+        self.obj.counts.multipart_parts.inc();
+        self.obj.counts.bytes_put.add(n);
         Ok(())
     }
 
@@ -66,7 +66,7 @@ impl ObjWrite {
             h.abort();
         }
         if let Some(mut up) = self.upload.take() {
-            self.obj.counts.multipart_aborted.fetch_add(1, Ordering::Relaxed);
+            self.obj.counts.multipart_aborted.inc();
             let _ = self.obj.rt.block_on(up.abort());
         }
     }
@@ -107,8 +107,8 @@ impl WriteStream for ObjWrite {
         let result = (|| {
             if self.upload.is_none() {
                 let data = std::mem::take(&mut self.buf);
-                self.obj.counts.requests_put.fetch_add(1, Ordering::Relaxed);
-                self.obj.counts.bytes_put.fetch_add(data.len() as u64, Ordering::Relaxed);
+                self.obj.counts.requests_put.inc();
+                self.obj.counts.bytes_put.add(data.len() as u64);
                 let payload = PutPayload::from(Bytes::from(data));
                 // Without --overwrite the PUT is conditional (If-None-Match: *), so an object another
                 // writer created after create() checked is never replaced. Servers without conditional
@@ -141,7 +141,7 @@ impl WriteStream for ObjWrite {
             let mut up = self.upload.take().ok_or_else(|| StoreError::Unsupported("no upload".into()))?;
             match self.obj.rt.block_on(up.complete()) {
                 Ok(_) => {
-                    self.obj.counts.multipart_completed.fetch_add(1, Ordering::Relaxed);
+                    self.obj.counts.multipart_completed.inc();
                     Ok(())
                 }
                 Err(e) => {
