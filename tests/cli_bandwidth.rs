@@ -1,14 +1,12 @@
 //! `storebench bandwidth` end to end: the real binary on real local files.
 
-use assert_cmd::Command;
+mod common;
+
+use common::sb;
 use predicates::prelude::*;
 use std::path::Path;
 use storebench::export::{exporter, Format};
 use storebench::stats::report::{RunReport, Status};
-
-fn sb() -> Command {
-    Command::cargo_bin("storebench").unwrap()
-}
 
 fn entries(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> =
@@ -266,7 +264,7 @@ fn write_failure_midway_keeps_partial_results_and_removes_the_file() {
         json.display(),
         tmp.path().join("data").display()
     );
-    let out = Command::new("sh").args(["-c", &script]).assert().code(1).get_output().clone();
+    let out = assert_cmd::Command::new("sh").args(["-c", &script]).assert().code(1).get_output().clone();
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("upload failed after 1048576 bytes"), "{stderr}");

@@ -1,15 +1,11 @@
 //! `storebench dfsio` on local files and memory://: TestDFSIO's modes, its result file, and bad input.
 
-use assert_cmd::Command;
+mod common;
+
+use common::sb;
 use predicates::prelude::*;
 use storebench::stats::dfsio::Aggregates;
 use storebench::stats::report::RunReport;
-
-fn sb() -> Command {
-    let mut c = Command::cargo_bin("storebench").unwrap();
-    c.env_remove("HADOOP_CONF_DIR").env_remove("HADOOP_HOME");
-    c
-}
 
 /// The raw aggregates of the last block in a -resFile.
 fn last_aggregates(res: &std::path::Path) -> Aggregates {

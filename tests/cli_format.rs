@@ -1,7 +1,9 @@
 //! `--format text|markdown|json` and `--json` mean the same on every command: the JSON on standard
 //! output is the report `--json` writes (the envelope of docs/report-schema.md), and markdown is a table.
 
-use assert_cmd::Command;
+mod common;
+
+use common::sb;
 use storebench::stats::report::{RunReport, Status, SCHEMA_VERSION};
 
 /// Each command, small, on a target that needs no server.
@@ -59,8 +61,7 @@ fn every_command_prints_its_report_as_json_and_markdown_and_writes_the_same_json
     let dir = tempfile::tempdir().unwrap();
     for args in commands(dir.path()) {
         let json = dir.path().join(format!("{}.json", args[0]));
-        let out = Command::cargo_bin("storebench")
-            .unwrap()
+        let out = sb()
             .env("TMPDIR", dir.path())
             .args(&args)
             .args(["--format", "json", "--json"])
@@ -76,13 +77,7 @@ fn every_command_prints_its_report_as_json_and_markdown_and_writes_the_same_json
         assert_eq!(written.outcome.status, Status::Completed);
         assert!(!written.started_at.is_empty() && !written.host.is_empty(), "{args:?}");
 
-        let md = Command::cargo_bin("storebench")
-            .unwrap()
-            .env("TMPDIR", dir.path())
-            .args(&args)
-            .args(["--format", "markdown"])
-            .output()
-            .unwrap();
+        let md = sb().env("TMPDIR", dir.path()).args(&args).args(["--format", "markdown"]).output().unwrap();
         assert!(md.status.success(), "{args:?}: {}", String::from_utf8_lossy(&md.stderr));
         let text = String::from_utf8_lossy(&md.stdout);
         assert!(text.starts_with("### "), "{args:?}: {text}");
@@ -98,8 +93,7 @@ fn every_command_prints_its_report_as_json_and_markdown_and_writes_the_same_json
 
 #[test]
 fn a_bad_format_names_the_valid_ones() {
-    let out =
-        Command::cargo_bin("storebench").unwrap().args(["ranges", "--format", "xml", "memory://f/o"]).output().unwrap();
+    let out = sb().args(["ranges", "--format", "xml", "memory://f/o"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("xml") && err.contains("markdown") && err.contains("json"), "{err}");

@@ -1,16 +1,10 @@
 //! `storebench ops` end to end on local files, through the binary.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{report, sb};
 use predicates::prelude::*;
 use storebench::stats::report::{Params, RunReport, Status};
-
-fn sb() -> Command {
-    Command::cargo_bin("storebench").unwrap()
-}
-
-fn report(p: &std::path::Path) -> RunReport {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
 
 #[test]
 fn create_write_threads_times_iterations_and_cleans_up() {

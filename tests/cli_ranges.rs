@@ -1,12 +1,10 @@
 //! `storebench ranges` end to end on local files, through the binary.
 
-use assert_cmd::Command;
+mod common;
+
+use common::sb;
 use predicates::prelude::*;
 use storebench::stats::report::{Params, RunReport};
-
-fn sb() -> Command {
-    Command::cargo_bin("storebench").unwrap()
-}
 
 #[test]
 fn every_strategy_on_a_file_with_verify() {

@@ -1,13 +1,11 @@
 //! `storebench transfer`: every method moves the exact bytes (CRC32 on the receiver), unsupported
 //! methods are reported, CPU figures are plausible, the two-process mode works, bad input is refused.
 
-use assert_cmd::Command;
+mod common;
+
+use common::sb;
 use predicates::prelude::*;
 use std::io::{Read, Write};
-
-fn sb() -> Command {
-    Command::cargo_bin("storebench").unwrap()
-}
 
 fn runs(json: &std::path::Path) -> Vec<serde_json::Value> {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();

@@ -7,9 +7,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use storebench::stats::report::RunReport;
 
-fn sb() -> String {
-    assert_cmd::cargo::cargo_bin("storebench").to_string_lossy().into_owned()
-}
+mod common;
+
+use common::{bin, report};
 
 /// mpirun with the flags that keep it on loopback and let it run as root; every run is bounded.
 fn mpirun(ranks: &str, args: &[&str]) -> Output {
@@ -21,7 +21,7 @@ fn mpirun(ranks: &str, args: &[&str]) -> Output {
         // MPMD: "2:ARGS" pairs separated by " ::: " in args.
         c.args(ranks.split(' '));
     } else {
-        c.args(["-np", ranks, &sb()]);
+        c.args(["-np", ranks, &bin()]);
     }
     c.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = c.spawn().expect("mpirun (Open MPI) is needed: the test script installs it");
@@ -34,10 +34,6 @@ fn mpirun(ranks: &str, args: &[&str]) -> Output {
         std::thread::sleep(Duration::from_millis(50));
     }
     child.wait_with_output().unwrap()
-}
-
-fn report(p: &std::path::Path) -> RunReport {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
 #[test]
@@ -99,6 +95,7 @@ fn four_ranks_write_read_and_clean_on_files() {
 }
 
 #[test]
+#[ignore = "needs an S3 server: scripts/test.sh starts one"]
 fn four_ranks_on_memory_and_s3() {
     let out = mpirun(
         "4",
@@ -118,7 +115,7 @@ fn four_ranks_on_memory_and_s3() {
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Total MBytes processed: 8.0"));
-    let Some((bucket, keys, sk)) = s3_keys() else { return };
+    let (bucket, keys, sk) = s3_keys();
     let root = format!("s3://{bucket}/mpi-{}/TestDFSIO", std::process::id());
     for mode in ["-write", "-read", "-clean"] {
         let a =
@@ -166,20 +163,10 @@ fn ranks_that_disagree_or_fail_are_named_and_nobody_hangs() {
     assert!(!tmp.path().join("nowhere").exists(), "nothing written through the link");
 }
 
-/// The S3 test server's URL keys, when the test script started one.
-fn s3_keys() -> Option<(String, Vec<String>, String)> {
-    let (Ok(ep), Ok(bucket), Ok(ak), Ok(sk)) = (
-        std::env::var("STOREBENCH_S3_ENDPOINT"),
-        std::env::var("STOREBENCH_S3_BUCKET"),
-        std::env::var("STOREBENCH_S3_ACCESS_KEY"),
-        std::env::var("STOREBENCH_S3_SECRET_KEY"),
-    ) else {
-        assert!(std::env::var("STOREBENCH_REQUIRE_S3").is_err(), "no S3 server");
-        return None;
-    };
-    let keys =
-        vec![format!("fs.s3a.endpoint={ep}"), format!("fs.s3a.access.key={ak}"), format!("fs.s3a.secret.key={sk}")];
-    Some((bucket, keys, sk))
+/// The S3 test server's bucket, `-D` keys and secret.
+fn s3_keys() -> (String, Vec<String>, String) {
+    let s3 = common::s3();
+    (s3.bucket.clone(), s3.defines(), s3.secret.clone())
 }
 
 fn with_keys<'a>(mut a: Vec<&'a str>, keys: &'a [String]) -> Vec<&'a str> {
@@ -215,6 +202,7 @@ fn check_bandwidth(rep: &RunReport, size: u64) {
 }
 
 #[test]
+#[ignore = "needs an S3 server: scripts/test.sh starts one"]
 fn bandwidth_with_one_file_per_rank_on_files_and_s3() {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("bw.json");
@@ -268,7 +256,7 @@ fn bandwidth_with_one_file_per_rank_on_files_and_s3() {
     assert_eq!(rep.tasks.iter().filter(|t| t.task == "download").count(), 3);
     assert!((0..4).filter(|r| *r != 2).all(|r| !std::path::Path::new(&format!("{}.rank{r}", g.display())).exists()));
 
-    let Some((bucket, keys, sk)) = s3_keys() else { return };
+    let (bucket, keys, sk) = s3_keys();
     let url = format!("s3://{bucket}/mpi-bw-{}/", std::process::id());
     let out = mpirun("4", &with_keys(vec!["bandwidth", "4m", &url, "--block", "1m", "--json", j], &keys));
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -278,6 +266,7 @@ fn bandwidth_with_one_file_per_rank_on_files_and_s3() {
 }
 
 #[test]
+#[ignore = "needs an S3 server: scripts/test.sh starts one"]
 fn ops_threads_spread_over_ranks_on_files_and_s3() {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("ops.json");
@@ -307,7 +296,7 @@ fn ops_threads_spread_over_ranks_on_files_and_s3() {
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         check_ops(&report(&json), args[2], if args[2] == "stat" { 5 } else { 3 });
     }
-    let Some((bucket, keys, sk)) = s3_keys() else { return };
+    let (bucket, keys, sk) = s3_keys();
     let url = format!("s3://{bucket}/mpi-ops-{}/", std::process::id());
     for op in ["create_write", "open_read"] {
         let mut a = vec!["ops", "--op", op, "--threads", "2", "--iterations", "3", "--repeats", "1"];

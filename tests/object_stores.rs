@@ -1,94 +1,56 @@
 //! gs://, az:// and http(s):// against real servers on 127.0.0.1 started by scripts/test.sh (via
-//! scripts/object-servers.sh): Azurite, fake-gcs-server and a static web server. Under the test script
-//! (STOREBENCH_REQUIRE_S3=1) a missing server is a failure; run alone, the tests say they were skipped.
+//! scripts/object-servers.sh): Azurite, fake-gcs-server and a static web server. A plain `cargo test`
+//! lists them as ignored ("needs ..."); the test script runs them with `--include-ignored`.
 #![cfg(feature = "s3")]
 
-use assert_cmd::Command;
+mod common;
+
+use common::{counter, need, report, sb, unique};
 use predicates::prelude::*;
-use storebench::stats::report::{RunReport, Status};
+use storebench::stats::report::Status;
 use storebench::store::config::{Origin, StoreConfig};
-use storebench::store::{conformance, open_target, ReadOptions, Store, StoreError};
+use storebench::store::{conformance, open_target, ReadOptions, StoreError};
 
-fn env(keys: &[&str]) -> Option<Vec<String>> {
-    let vals: Option<Vec<String>> = keys.iter().map(|k| std::env::var(k).ok()).collect();
-    if vals.is_none() {
-        assert!(
-            std::env::var("STOREBENCH_REQUIRE_S3").is_err(),
-            "STOREBENCH_REQUIRE_S3 is set but {keys:?} are not: scripts/object-servers.sh did not start them"
-        );
-        eprintln!("SKIPPED: no server for {keys:?}; run ./scripts/test.sh");
-    }
-    vals
-}
-
-fn unique(prefix: &str) -> String {
-    format!(
-        "{prefix}-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
-    )
-}
-
-fn report(path: &std::path::Path) -> RunReport {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn counter(r: &RunReport, scope: &str, name: &str) -> u64 {
-    let g = r.counters.iter().find(|g| g.scope == scope).unwrap();
-    g.counters.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or_else(|| panic!("no {name} in {g:?}"))
-}
-
-/// The seeded objects hold byte i % 251 at offset i.
-fn check_seeded(store: &dyn Store, path: &str, len: u64) {
-    assert_eq!(store.stat(path).unwrap().map(|m| (m.size, m.is_dir)), Some((len, false)));
-    let mut r = store.open(path, &ReadOptions::default()).unwrap();
-    let mut buf = vec![0u8; 1000];
-    for offset in [0, 251 * 1000 + 7, len - 1000] {
-        assert_eq!(r.read_at(offset, &mut buf).unwrap().bytes, 1000);
-        assert!(buf.iter().enumerate().all(|(i, &b)| b as u64 == (offset + i as u64) % 251), "at {offset}");
-    }
-    // A read past the end gets nothing; one across it gets what is there.
-    assert_eq!(r.read_at(len, &mut buf).unwrap().bytes, 0);
-    assert_eq!(r.read_at(len - 10, &mut buf).unwrap().bytes, 10);
-    // Vectored: three ranges, two of them adjacent.
-    let (mut a, mut b, mut c) = (vec![0u8; 100], vec![0u8; 100], vec![0u8; 50]);
-    let got = r.read_vector(&[0, 100, len - 50], &mut [&mut a, &mut b, &mut c]).unwrap();
-    assert_eq!(got, [100, 100, 50]);
-    assert!(b.iter().enumerate().all(|(i, &x)| x as u64 == (100 + i as u64) % 251));
-    assert!(c.iter().enumerate().all(|(i, &x)| x as u64 == (len - 50 + i as u64) % 251));
-    r.close().unwrap();
+/// The claims a conformance report shows as checked.
+fn claimed(done: &[String]) -> Vec<&str> {
+    done.iter().filter(|l| l.contains(": claimed")).map(|l| &l[..l.find(':').unwrap()]).collect()
 }
 
 const SEED_5M: u64 = 5 * 1024 * 1024 + 123;
 
 // ---- Azure Blob (Azurite) ----
 
-fn azure() -> Option<(String, String)> {
-    env(&["STOREBENCH_AZ_ENDPOINT", "STOREBENCH_AZ_CONTAINER"]).map(|v| (v[0].clone(), v[1].clone()))
+fn azure() -> (String, String) {
+    let v = need(&["STOREBENCH_AZ_ENDPOINT", "STOREBENCH_AZ_CONTAINER"]);
+    (v[0].clone(), v[1].clone())
 }
 
-fn az_cmd(endpoint: &str) -> Command {
-    let mut c = Command::cargo_bin("storebench").unwrap();
+fn az_cmd(endpoint: &str) -> assert_cmd::Command {
+    let mut c = sb();
     c.env("AZURE_STORAGE_USE_EMULATOR", "true").env("AZURE_STORAGE_ENDPOINT", endpoint);
     c
 }
 
 #[test]
+#[ignore = "needs Azurite: scripts/test.sh starts it"]
 fn conformance_suite_on_azure() {
-    let Some((endpoint, container)) = azure() else { return };
+    let (endpoint, container) = azure();
     let mut cfg = StoreConfig::default();
     cfg.set("fs.azure.use.emulator", "true", Origin::Flag);
     cfg.set("fs.azure.endpoint", &endpoint, Origin::Flag);
     cfg.set("storebench.multipart.size", "1m", Origin::Flag);
     let prefix = unique("conformance");
     let t = open_target(&format!("az://{container}/{prefix}"), &cfg).unwrap();
-    conformance::run_all(t.store.as_ref(), &prefix);
-    conformance::create_race_keeps_the_other_writer(t.store.as_ref(), &prefix);
+    let done = conformance::run_all(t.store.as_ref(), &prefix);
+    eprintln!("Azure conformance:\n  {}", done.join("\n  "));
+    assert_eq!(done.len(), conformance::CHECKED.len());
+    assert_eq!(claimed(&done), ["writable", "conditional_create", "vectored_read", "prefetch"]);
 }
 
 #[test]
+#[ignore = "needs Azurite: scripts/test.sh starts it"]
 fn bandwidth_on_azure_every_policy_with_block_uploads() {
-    let Some((endpoint, container)) = azure() else { return };
+    let (endpoint, container) = azure();
     let dir = tempfile::tempdir().unwrap();
     for policy in ["whole-file", "sequential", "random", "prefetch", "vector"] {
         let json = dir.path().join(format!("{policy}.json"));
@@ -111,8 +73,9 @@ fn bandwidth_on_azure_every_policy_with_block_uploads() {
 }
 
 #[test]
+#[ignore = "needs Azurite: scripts/test.sh starts it"]
 fn azure_errors_are_one_line() {
-    let Some((endpoint, _)) = azure() else { return };
+    let (endpoint, _) = azure();
     // A container that does not exist.
     az_cmd(&endpoint)
         .args(["bandwidth", "1m", "-q", "az://no-such-container/x"])
@@ -133,17 +96,23 @@ fn azure_errors_are_one_line() {
 
 // ---- GCS (fake-gcs-server) ----
 
-fn gcs() -> Option<(String, String)> {
-    env(&["STOREBENCH_GCS_ENDPOINT", "STOREBENCH_GCS_BUCKET"]).map(|v| (v[0].clone(), v[1].clone()))
+fn gcs() -> (String, String) {
+    let v = need(&["STOREBENCH_GCS_ENDPOINT", "STOREBENCH_GCS_BUCKET"]);
+    (v[0].clone(), v[1].clone())
 }
 
 #[test]
-fn gcs_reads_stat_list_and_ranges() {
-    let Some((endpoint, bucket)) = gcs() else { return };
+#[ignore = "needs fake-gcs-server: scripts/test.sh starts it"]
+fn conformance_reads_on_gcs_and_list() {
+    let (endpoint, bucket) = gcs();
     let mut cfg = StoreConfig::default();
     cfg.set("fs.gs.storage.root.url", &endpoint, Origin::Flag);
     let t = open_target(&format!("gs://{bucket}/"), &cfg).unwrap();
-    check_seeded(t.store.as_ref(), "seed-5m.bin", SEED_5M);
+    // Reads only: fake-gcs-server refuses the uploads object_store's GCS client makes ("invalid
+    // uploadType"), so the write half of the suite cannot run against it.
+    let done = conformance::run_reads(t.store.as_ref(), "seed-5m.bin", SEED_5M);
+    eprintln!("GCS conformance (reads):\n  {}", done.join("\n  "));
+    assert_eq!(claimed(&done), ["writable", "vectored_read", "prefetch"]);
     let names = t.store.list("").unwrap();
     assert!(names.contains(&"seed-5m.bin".to_string()) && names.contains(&"seed-1k.bin".to_string()), "{names:?}");
     assert_eq!(t.store.stat("no-such-object").unwrap(), None);
@@ -151,14 +120,13 @@ fn gcs_reads_stat_list_and_ranges() {
 }
 
 #[test]
+#[ignore = "needs fake-gcs-server: scripts/test.sh starts it"]
 fn bandwidth_read_only_on_gcs_every_policy() {
-    let Some((endpoint, bucket)) = gcs() else { return };
+    let (endpoint, bucket) = gcs();
     let dir = tempfile::tempdir().unwrap();
     for (policy, gets) in [("whole-file", 1), ("sequential", 5), ("random", 5), ("prefetch", 5), ("vector", 2)] {
         let json = dir.path().join(format!("{policy}.json"));
-        Command::cargo_bin("storebench")
-            .unwrap()
-            .args(["bandwidth", "5m", "--block", "1m", "--read-only", "-q", "--policy", policy])
+        sb().args(["bandwidth", "5m", "--block", "1m", "--read-only", "-q", "--policy", policy])
             .args(["--endpoint", &endpoint, "--json"])
             .arg(&json)
             .arg(format!("gs://{bucket}/seed-5m.bin"))
@@ -173,36 +141,33 @@ fn bandwidth_read_only_on_gcs_every_policy() {
 
 // ---- HTTP (a static web server) ----
 
-fn http() -> Option<String> {
-    env(&["STOREBENCH_HTTP_URL"]).map(|v| v[0].clone())
+fn http() -> String {
+    need(&["STOREBENCH_HTTP_URL"]).remove(0)
 }
 
 #[test]
-fn http_reads_ranges_and_refuses_writes() {
-    let Some(base) = http() else { return };
+#[ignore = "needs a web server: scripts/test.sh starts one"]
+fn conformance_reads_on_http_and_writes_refused() {
+    let base = http();
     let t = open_target(&format!("{base}/"), &StoreConfig::default()).unwrap();
-    check_seeded(t.store.as_ref(), "seed-5m.bin", SEED_5M);
+    let done = conformance::run_reads(t.store.as_ref(), "seed-5m.bin", SEED_5M);
+    eprintln!("HTTP conformance (reads):\n  {}", done.join("\n  "));
+    assert_eq!(claimed(&done), ["vectored_read", "prefetch"]);
+    assert!(done.contains(&"writable: not claimed; create() refused as read-only".to_string()), "{done:?}");
     assert_eq!(t.store.stat("no-such-object").unwrap(), None);
-    match t.store.create("x", &Default::default()) {
-        Err(StoreError::Unsupported(m)) => assert!(m.contains("read-only"), "{m}"),
-        other => panic!("create on http:// should be refused, got {:?}", other.err()),
-    }
     // bandwidth without --read-only says why it cannot write.
-    Command::cargo_bin("storebench")
-        .unwrap()
-        .args(["bandwidth", "1m", "-q", &format!("{base}/new.bin")])
+    sb().args(["bandwidth", "1m", "-q", &format!("{base}/new.bin")])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("read-only"));
 }
 
 #[test]
+#[ignore = "needs a web server: scripts/test.sh starts one"]
 fn bandwidth_read_only_over_http() {
-    let Some(base) = http() else { return };
+    let base = http();
     let json = tempfile::NamedTempFile::new().unwrap();
-    Command::cargo_bin("storebench")
-        .unwrap()
-        .args(["bandwidth", "4m", "--block", "1m", "--read-only", "--policy", "random", "-v", "--json"])
+    sb().args(["bandwidth", "4m", "--block", "1m", "--read-only", "--policy", "random", "-v", "--json"])
         .arg(json.path())
         .arg(format!("{base}/seed-5m.bin"))
         .assert()
@@ -212,9 +177,7 @@ fn bandwidth_read_only_over_http() {
     assert_eq!(r.phases[0].bytes, 4 << 20);
     assert_eq!(counter(&r, "store", "http_4xx") + counter(&r, "store", "http_5xx"), 0);
     // A missing object: one line naming it.
-    Command::cargo_bin("storebench")
-        .unwrap()
-        .args(["bandwidth", "1m", "--read-only", "-q", &format!("{base}/missing.bin")])
+    sb().args(["bandwidth", "1m", "--read-only", "-q", &format!("{base}/missing.bin")])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("missing.bin does not exist"));

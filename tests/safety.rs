@@ -3,17 +3,13 @@
 //! situation for real (device nodes, links, FIFOs, silent servers on 127.0.0.1, signals) and checks
 //! what is left on disk afterwards.
 
-use assert_cmd::Command;
+mod common;
+
+use common::sb;
 use std::os::unix::fs::{symlink, MetadataExt};
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-fn sb() -> Command {
-    let mut c = Command::cargo_bin("storebench").unwrap();
-    c.env("AWS_EC2_METADATA_DISABLED", "true").timeout(Duration::from_secs(60));
-    c
-}
 
 fn spawn(args: &[&str], env: &[(&str, &Path)]) -> Child {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("storebench"));

@@ -41,7 +41,13 @@ impl CpuTimes {
         }
     }
 
-    /// user + system.
+    /// CPU seconds per GiB for `bytes` moved: total_s / (bytes / 2^30); None when nothing moved. The
+    /// one CPU-per-GiB rule of every report (docs/metrics.md).
+    pub fn per_gib(self, bytes: u64) -> Option<f64> {
+        (bytes > 0).then(|| self.total_s() / (bytes as f64 / crate::units::GIB))
+    }
+
+    /// User plus kernel seconds.
     pub fn total_s(self) -> f64 {
         self.user_s + self.system_s
     }
