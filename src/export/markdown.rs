@@ -23,7 +23,7 @@ pub fn markdown(r: &RunReport) -> String {
                     x.run.to_string(),
                     x.status.clone(),
                     f3(x.mb_s),
-                    f3(x.cpu_s_per_gib),
+                    x.cpu_s_per_gib.map_or("-".into(), f3),
                     pct,
                 ]
             })

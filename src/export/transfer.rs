@@ -43,7 +43,7 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
             r.receiver.map_or(("-".into(), "-".into()), |c| (format!("{:.3}", c.user_s), format!("{:.3}", c.system_s)));
         let _ = writeln!(
             out,
-            "{:<16} {:>9} {:>3} {:>8.3} {:>8.3} {:>8.3} {:>10.1} {:>10.3} {:>7} {:>9} {:>9}",
+            "{:<16} {:>9} {:>3} {:>8.3} {:>8.3} {:>8.3} {:>10.1} {:>10} {:>7} {:>9} {:>9}",
             r.method,
             human_bytes(r.buffer),
             r.run,
@@ -51,7 +51,7 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
             r.sender.system_s,
             r.wall_s,
             r.mb_s,
-            r.cpu_s_per_gib,
+            r.cpu_s_per_gib.map_or("-".into(), |c| format!("{c:.3}")),
             r.cpu_vs_baseline_pct.map_or("-".into(), |p| format!("{p:.0}%")),
             ru,
             rk
@@ -74,9 +74,10 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
         v.iter().sum::<f64>() / v.len().max(1) as f64
     };
     let base = keys.iter().filter(|(m, _)| m == "read-write").map(|(_, b)| *b).min();
-    let base_cpu = base.map(|b| mean("read-write", b, &|r| r.cpu_s_per_gib));
+    let cpu_of = |r: &TransferRun| r.cpu_s_per_gib.unwrap_or(0.0); // ok runs moved bytes: always Some
+    let base_cpu = base.map(|b| mean("read-write", b, &cpu_of));
     for (m, b) in &keys {
-        let cpu = mean(m, *b, &|r| r.cpu_s_per_gib);
+        let cpu = mean(m, *b, &cpu_of);
         let ratio = match base_cpu {
             Some(bc) if cpu > 0.0 => {
                 format!("{:.2}x less CPU per GiB than read-write {}", bc / cpu, human_bytes(base.unwrap_or(0)))

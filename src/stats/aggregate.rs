@@ -4,7 +4,7 @@
 use super::report::{CpuReport, LatencyStats, OpStats, PhaseReport};
 use super::sample::{OpAccumulator, OpKind, Recorder};
 use crate::stats::cpu::CpuTimes;
-use crate::units::{mib_per_s, GIB};
+use crate::units::mib_per_s;
 
 fn s(ns: f64) -> f64 {
     ns / 1e9
@@ -50,12 +50,7 @@ pub fn op_stats(rec: &Recorder) -> Vec<OpStats> {
 /// CPU figures for `bytes` moved with `cpu` spent.
 pub fn cpu_report(cpu: CpuTimes, bytes: u64) -> CpuReport {
     let total = cpu.total_s();
-    CpuReport {
-        user_s: cpu.user_s,
-        system_s: cpu.system_s,
-        total_s: total,
-        s_per_gib: (bytes > 0).then(|| total / (bytes as f64 / GIB)),
-    }
+    CpuReport { user_s: cpu.user_s, system_s: cpu.system_s, total_s: total, s_per_gib: cpu.per_gib(bytes) }
 }
 
 /// The operation kinds that make up one phase.

@@ -54,8 +54,8 @@ pub struct TransferRun {
     pub receiver: Option<CpuTimes>,
     /// MB/s (2^20 bytes).
     pub mb_s: f64,
-    /// Sender CPU seconds (user + kernel) per GiB moved.
-    pub cpu_s_per_gib: f64,
+    /// Sender CPU seconds (user + kernel) per GiB moved; None when nothing moved.
+    pub cpu_s_per_gib: Option<f64>,
     /// Sender CPU per GiB relative to the baseline (read-write with the smallest buffer), percent.
     pub cpu_vs_baseline_pct: Option<f64>,
     /// CRC32 of what the receiver got, when it checked.
@@ -72,7 +72,6 @@ pub fn figures(
     sender: CpuTimes,
     receiver: Option<CpuTimes>,
 ) -> TransferRun {
-    let gib = bytes as f64 / crate::units::GIB;
     TransferRun {
         method: method.into(),
         buffer,
@@ -83,7 +82,7 @@ pub fn figures(
         sender,
         receiver,
         mb_s: crate::units::mib_per_s(bytes as f64, wall_s),
-        cpu_s_per_gib: if gib > 0.0 { sender.total_s() / gib } else { 0.0 },
+        cpu_s_per_gib: sender.per_gib(bytes),
         cpu_vs_baseline_pct: None,
         crc32: None,
     }
@@ -97,14 +96,14 @@ pub fn relate_to_baseline(runs: &mut [TransferRun]) {
     let base: Vec<f64> = runs
         .iter()
         .filter(|r| r.method == "read-write" && r.buffer == b && r.status == "ok")
-        .map(|r| r.cpu_s_per_gib)
+        .filter_map(|r| r.cpu_s_per_gib)
         .collect();
-    let mean = base.iter().sum::<f64>() / base.len() as f64;
+    let mean = base.iter().sum::<f64>() / base.len().max(1) as f64;
     if mean <= 0.0 {
         return;
     }
     for r in runs.iter_mut().filter(|r| r.status == "ok") {
-        r.cpu_vs_baseline_pct = Some(r.cpu_s_per_gib / mean * 100.0);
+        r.cpu_vs_baseline_pct = r.cpu_s_per_gib.map(|c| c / mean * 100.0);
     }
 }
 
@@ -119,7 +118,9 @@ mod tests {
     fn figures_by_hand() {
         let cpu = CpuTimes { user_s: 0.5, system_s: 0.25 };
         let r = figures("read-write", 4096, 1, 1 << 30, 2.0, cpu, None);
-        assert_eq!((r.mb_s, r.cpu_s_per_gib), (512.0, 0.75));
+        assert_eq!((r.mb_s, r.cpu_s_per_gib), (512.0, Some(0.75)));
+        // Nothing moved: no CPU per GiB (the same rule as every phase's CPU figures).
+        assert_eq!(figures("read-write", 4096, 3, 0, 0.5, cpu, None).cpu_s_per_gib, None);
         let mut runs = vec![
             r.clone(),
             figures("read-write", 4096, 2, 1 << 30, 2.0, CpuTimes { user_s: 0.5, system_s: 0.25 }, None),
