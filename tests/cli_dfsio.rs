@@ -58,7 +58,7 @@ fn every_mode_on_local_files() {
     let a = last_aggregates(&res);
     assert_eq!((a.tasks, a.size), (5, 5 * (3 << 20)));
     let r: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let d = r.dfsio_run.unwrap();
+    let d = r.dfsio_run().unwrap();
     assert_eq!(d.aggregates.time, d.tasks.iter().map(|t| t.time_ms).sum::<i64>());
     assert!(stdout.contains(&format!("Throughput mb/sec: {}", storebench::stats::dfsio::java_double(a.throughput()))));
     assert_eq!(d.tasks.len(), 5);
@@ -78,7 +78,7 @@ fn every_mode_on_local_files() {
     ] {
         run(&variant);
         let r: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let d = r.dfsio_run.unwrap();
+        let d = r.dfsio_run().unwrap();
         assert!(d.tasks.iter().all(|t| t.bytes == bytes), "{variant:?}: {:?}", d.tasks);
     }
     let text = std::fs::read_to_string(&res).unwrap();

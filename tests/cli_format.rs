@@ -85,7 +85,7 @@ fn every_command_prints_its_report_as_json_and_markdown_and_writes_the_same_json
     }
     // The transfer's own figures are in its section.
     let t = RunReport::from_json(&std::fs::read_to_string(dir.path().join("transfer.json")).unwrap()).unwrap();
-    let s = t.transfer.unwrap();
+    let s = t.transfer().unwrap();
     assert_eq!((s.bytes, s.runs.len(), s.runs[0].method.as_str()), (256 << 10, 1, "read-write"));
     let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(!names.iter().any(|n| n.to_string_lossy().ends_with(".transfer")), "the test file is removed: {names:?}");

@@ -24,7 +24,7 @@ fn create_write_threads_times_iterations_and_cleans_up() {
     assert_eq!(r.outcome.status, Status::Completed);
     let Params::Ops(p) = &r.params else { panic!("not an ops report") };
     assert_eq!((p.threads, p.iterations, p.buffer_size, p.repeats), (3, Some(4), 64 << 10, 2));
-    let run = r.ops_run.unwrap();
+    let run = r.ops_run().unwrap();
     assert_eq!(run.repeats.len(), 2);
     // WriteTotal is the same in both repeats: no spread.
     let total = run.statistics.iter().find(|s| s.name == "WriteTotal(B)").unwrap();
@@ -64,7 +64,7 @@ fn open_read_for_a_duration_with_prepare_leaves_nothing() {
         .success()
         .stdout(predicate::str::contains("OpenReaderTime(S)"));
     let r = report(&json);
-    let run = r.ops_run.unwrap();
+    let run = r.ops_run().unwrap();
     let s = &run.repeats[0].summary;
     assert!(s.ops >= 2 && s.errors == 0, "{s:?}");
     assert_eq!(s.bytes, s.ops << 20);
@@ -112,7 +112,7 @@ fn metadata_ops_on_1000_small_files() {
     assert_eq!(std::fs::read_dir(&base).unwrap().count(), 1000);
     for op in ["exists", "stat", "open_read", "list"] {
         let r = run(op, &[]);
-        let s = &r.ops_run.unwrap().repeats[0].summary;
+        let s = &r.ops_run().unwrap().repeats[0].summary;
         assert_eq!((s.ops, s.errors), (1000, 0), "{op}");
         let kind = match op {
             "open_read" => "download",
@@ -122,7 +122,7 @@ fn metadata_ops_on_1000_small_files() {
     }
     // rename twice: test_K -> test_K_new -> test_K; every file is back under its name.
     let r = run("rename", &["--iterations", "2"]);
-    assert_eq!(r.ops_run.unwrap().repeats[0].summary.ops, 2000);
+    assert_eq!(r.ops_run().unwrap().repeats[0].summary.ops, 2000);
     assert!(base.join("test_999").exists() && !base.join("test_999_new").exists());
     // The kept files are the user's now: ops never removed them.
     assert_eq!(std::fs::read_dir(&base).unwrap().count(), 1000);
@@ -140,7 +140,8 @@ fn metadata_ops_on_1000_small_files() {
         .assert()
         .success();
     // Three repeats (the default) x 4 threads x 3 iterations.
-    let run = report(&json).ops_run.unwrap();
+    let rep = report(&json);
+    let run = rep.ops_run().unwrap();
     assert_eq!(run.repeats.iter().map(|r| r.summary.ops).collect::<Vec<_>>(), [12, 12, 12]);
     assert!(run.statistics.iter().any(|s| s.name == "DeleteCost(S)"));
     assert_eq!(std::fs::read_dir(&base).unwrap().count(), 1000);
@@ -160,7 +161,7 @@ fn mix_rate_repeats_and_single_read() {
         .stdout(predicate::str::contains("Repeat 1 is flagged cold"))
         .stdout(predicate::str::contains("Repeats 2..3"));
     let r = report(&json);
-    let run = r.ops_run.unwrap();
+    let run = r.ops_run().unwrap();
     assert_eq!(run.repeats.len(), 3);
     for rep in &run.repeats {
         let n = rep.summary.ops;
@@ -202,7 +203,7 @@ fn failures_are_counted_and_the_run_goes_on_unless_fail_fast() {
         .stdout(predicate::str::contains("First failures:"))
         .stderr(predicate::str::contains("operation(s) failed; the first: rename"));
     let r = report(&json);
-    let s = &r.ops_run.unwrap().repeats[0].summary;
+    let s = &r.ops_run().unwrap().repeats[0].summary;
     // Threads 0 and 2 did their 4 renames; thread 1 failed all 4 and went on.
     assert_eq!((s.ops, s.errors), (8, 4));
     assert_eq!(std::fs::read_to_string(base.join("test_1_new")).unwrap(), "mine");
@@ -213,7 +214,8 @@ fn failures_are_counted_and_the_run_goes_on_unless_fail_fast() {
         .arg(&base)
         .assert()
         .code(1);
-    let run = report(&json).ops_run.unwrap();
+    let rep = report(&json);
+    let run = rep.ops_run().unwrap();
     assert_eq!(run.repeats.len(), 1);
     assert_eq!(run.repeats[0].summary.errors, 1);
     assert!(run.repeats[0].summary.ops <= 4);
@@ -256,7 +258,8 @@ fn every_operation_on_memory_with_prepare() {
             .assert()
             .success()
             .stdout(predicate::str::contains("ops_per_s"));
-        let run = report(json.path()).ops_run.unwrap();
+        let rep = report(json.path());
+        let run = rep.ops_run().unwrap();
         for rep in &run.repeats {
             assert_eq!((rep.summary.ops, rep.summary.errors), (6, 0), "{op}");
             let moved = match op {
@@ -311,7 +314,7 @@ fn doris_conf_file_sets_sizes_and_base_dir_and_flags_win() {
         .assert()
         .success();
     let r = report(&json);
-    assert_eq!(r.ops_run.unwrap().repeats[0].summary.bytes, 2 * (32 << 10));
+    assert_eq!(r.ops_run().unwrap().repeats[0].summary.bytes, 2 * (32 << 10));
 }
 
 #[test]

@@ -22,7 +22,7 @@ fn every_strategy_on_a_file_with_verify() {
     let r: RunReport = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let Params::Ranges(p) = &r.params else { panic!("not a ranges report") };
     assert_eq!((p.ranges.len(), p.object_size, p.warm), (12, 48 << 20, 2));
-    let run = r.ranges_run.unwrap();
+    let run = r.ranges_run().unwrap();
     let by = |n: &str| run.strategies.iter().find(|s| s.name == n).unwrap();
     let needed: u64 = p.ranges.iter().map(|(a, b)| b - a + 1).sum();
     // sequential and parallel fetch exactly what is needed, one GET per range.
@@ -100,7 +100,7 @@ fn ctrl_c_stops_between_passes_reports_and_removes_the_test_object() {
     assert_eq!(r.outcome.status, storebench::stats::report::Status::Interrupted);
     assert!(!obj.exists(), "the --prepare object is removed");
     // The passes that finished are kept: the cold one and some warm ones.
-    let run = r.ranges_run.unwrap();
+    let run = r.ranges_run().unwrap();
     assert_eq!(run.strategies.len(), 1);
     assert!(run.strategies[0].warm_mean_s.is_some() && run.verdict.len() == 1);
 }

@@ -94,10 +94,7 @@ fn seed_report() -> RunReport {
         }],
         warnings: vec![],
         outcome: Outcome { status: Status::Completed, error: None },
-        ops_run: None,
-        ranges_run: None,
-        dfsio_run: None,
-        transfer: None,
+        section: None,
         tasks: vec![],
     }
 }

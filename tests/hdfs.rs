@@ -147,7 +147,7 @@ fn ops_every_operation_through_the_doris_conf_and_an_ha_nameservice() {
     t.store.create_dir(&t.path).unwrap();
     // The seed's own example: create_write, 1 MB per operation, 3 threads, 5 iterations; kept.
     let r = run("create_write", &["--file_size=1024000", "--iterations", "5", "--keep"]);
-    let s = &r.ops_run.as_ref().unwrap().repeats[0].summary;
+    let s = &r.ops_run().unwrap().repeats[0].summary;
     assert_eq!((s.ops, s.bytes), (15, 15 * 1_024_000));
     assert_eq!(counter(&r, "store", "namenode_create"), 15);
     let (f0, f1) = (format!("--file_path=hdfs://sbns/{prefix}/test_0"), format!("--file-path=/{prefix}/test_1"));
@@ -162,7 +162,7 @@ fn ops_every_operation_through_the_doris_conf_and_an_ha_nameservice() {
         ("delete", vec!["--iterations", "2"]),
     ] {
         let r = run(op, &extra);
-        let s = &r.ops_run.as_ref().unwrap().repeats[0].summary;
+        let s = &r.ops_run().unwrap().repeats[0].summary;
         assert!(s.ops >= 3 && s.errors == 0, "{op}: {s:?}");
         if op == "open_read" {
             assert_eq!(s.bytes, s.ops * 1_024_000);
@@ -193,7 +193,7 @@ fn ranges_every_strategy_with_verify() {
         .success()
         .stdout(predicate::str::contains("first byte"));
     let r = report(json.path());
-    let run = r.ranges_run.unwrap();
+    let run = r.ranges_run().unwrap();
     assert_eq!(run.strategies.len(), 5);
     assert!(run.strategies.iter().all(|s| s.verified), "{:?}", run.strategies);
     let t = open_target(&url, &StoreConfig::default()).unwrap();

@@ -67,7 +67,7 @@ fn four_ranks_write_read_and_clean_on_files() {
         assert_eq!(stdout.matches("----- TestDFSIO -----").count(), 1, "{stdout}");
         assert!(stdout.contains("Number of files: 10") && stdout.contains("x 4 rank(s)"), "{stdout}");
         let rep = report(&json);
-        let d = rep.dfsio_run.unwrap();
+        let d = rep.dfsio_run().unwrap();
         // Task k ran on rank k % 4; the merged counts are the sums of the ranks' counts.
         let per_rank: Vec<usize> = (0..4).map(|r| d.tasks.iter().filter(|t| t.rank == r).count()).collect();
         assert_eq!(per_rank, [3, 3, 2, 2]);
@@ -317,7 +317,7 @@ fn check_ops(rep: &RunReport, op: &str, iterations: u64) {
     use storebench::stats::report::Params;
     let Params::Ops(p) = &rep.params else { panic!("not ops") };
     assert_eq!((p.ranks, p.threads), (4, 2));
-    let run = rep.ops_run.as_ref().unwrap();
+    let run = rep.ops_run().unwrap();
     for r in &run.repeats {
         let tasks: Vec<_> = rep.tasks.iter().filter(|t| t.repeat == Some(r.repeat)).collect();
         // Thread K of the run ran on rank K / 2, on test_K.

@@ -18,20 +18,20 @@ fn version_1_reports_of_every_command_are_read() {
     assert_eq!(b.phases[0].bytes, 256 << 10);
 
     let o = fixture("ops");
-    let run = o.ops_run.as_ref().unwrap();
+    let run = o.ops_run().unwrap();
     assert_eq!(run.repeats.len(), 3, "the default 3 repeats");
     assert!(run.repeats.iter().all(|r| r.summary.ops == 6), "2 threads x 3 iterations");
 
     let r = fixture("ranges");
-    assert!(!r.ranges_run.as_ref().unwrap().verdict.is_empty());
+    assert!(!r.ranges_run().unwrap().verdict.is_empty());
 
     let d = fixture("dfsio");
-    assert_eq!(d.dfsio_run.as_ref().unwrap().aggregates.tasks, 2);
+    assert_eq!(d.dfsio_run().unwrap().aggregates.tasks, 2);
 
     // Version 1's transfer file had no envelope: its fields land in the transfer section.
     let t = fixture("transfer");
     assert_eq!((t.command.as_str(), t.outcome.status), ("transfer", Status::Completed));
-    let s = t.transfer.as_ref().unwrap();
+    let s = t.transfer().unwrap();
     assert_eq!((s.bytes, s.runs.len()), (1 << 20, 1));
     assert_eq!(s.runs[0].method, "read-write");
     assert_eq!(t.host, "fixture-host");

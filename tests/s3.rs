@@ -316,7 +316,7 @@ fn ops_every_operation_on_s3() {
     };
     // 4 threads x 3 objects of 6 MiB in 5 MiB parts: 2 parts each, every upload completed; kept.
     let r = run("create_write", &["--iterations", "3", "--keep", "--file-size", "6m"]);
-    let s = &r.ops_run.as_ref().unwrap().repeats[0].summary;
+    let s = &r.ops_run().unwrap().repeats[0].summary;
     assert_eq!((s.ops, s.bytes), (12, 12 * (6 << 20)));
     assert_eq!((counter(&r, "store", "multipart_completed"), counter(&r, "store", "multipart_parts")), (12, 24));
     // --file-path takes a URL in the same store (or a key from the bucket's root).
@@ -332,7 +332,7 @@ fn ops_every_operation_on_s3() {
         ("delete", vec!["--iterations", "2"]),
     ] {
         let r = run(op, &extra);
-        let s = &r.ops_run.as_ref().unwrap().repeats[0].summary;
+        let s = &r.ops_run().unwrap().repeats[0].summary;
         assert!(s.ops >= 4 && s.errors == 0, "{op}: {s:?}");
         match op {
             "open_read" => assert_eq!(s.bytes, s.ops * (6 << 20)),
@@ -369,7 +369,7 @@ fn ranges_parallel_wins_on_a_slow_link_not_on_loopback() {
             .assert()
             .success();
         let r = report(json.path());
-        let run = r.ranges_run.unwrap();
+        let run = r.ranges_run().unwrap();
         assert_eq!(run.strategies.len(), 2);
         run.verdict.iter().find(|v| v.strategy == "parallel").unwrap().vs_sequential.unwrap()
     };
@@ -397,7 +397,7 @@ fn ranges_every_strategy_on_s3_with_verify() {
         .success()
         .stdout(predicate::str::contains("first byte"));
     let r = report(json.path());
-    let run = r.ranges_run.unwrap();
+    let run = r.ranges_run().unwrap();
     assert_eq!(run.strategies.len(), 5);
     assert!(run.strategies.iter().all(|s| s.verified && s.cold_requests.len() as u64 == s.requests));
     let by = |n: &str| run.strategies.iter().find(|s| s.name == n).unwrap();

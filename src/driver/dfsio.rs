@@ -121,17 +121,17 @@ impl Command for Dfsio {
         // Store counters summed over every rank.
         let counters = if plan.mode == Mode::Clean { target.store.counters() } else { out.counters.clone() };
         report.counters = vec![CounterGroup { scope: "store".into(), counters }];
-        report.dfsio_run = Some(run);
+        report.section = Some(crate::stats::report::Section::Dfsio(run));
         let mut file_errors = Vec::new();
         // TestDFSIO appends its result lines to -resFile; storebench adds the raw aggregates after
         // them. Only a complete run with finite figures is appended: a failed or interrupted one would
         // put "Number of files: 0" or NaN among the user's results.
         let hadoop_lines = crate::export::dfsio::hadoop_lines(&report);
         let complete = failure.is_none() && out.tasks.len() as u64 == plan.nr_files;
-        let finite = report.dfsio_run.as_ref().is_some_and(|d| d.aggregates.is_finite());
+        let finite = report.dfsio_run().is_some_and(|d| d.aggregates.is_finite());
         let res_file = &self.args.res_file;
         if !hadoop_lines.is_empty() && complete && finite {
-            let raw = report.dfsio_run.as_ref().map(|d| d.aggregates.raw_lines()).unwrap_or_default();
+            let raw = report.dfsio_run().map(|d| d.aggregates.raw_lines()).unwrap_or_default();
             let text: String = hadoop_lines.iter().chain(raw.iter()).map(|l| format!("{l}\n")).collect();
             let appended = crate::export::open_output(res_file, "the -resFile", true)
                 .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()).map_err(|e| e.to_string()));

@@ -329,7 +329,12 @@ impl Command for Transfer {
             failure.as_ref(),
             rank.started_at.clone(),
         );
-        report.transfer = Some(TransferSection { source: src.path.clone(), bytes: src.len, to, runs });
+        report.section = Some(crate::stats::report::Section::Transfer(TransferSection {
+            source: src.path.clone(),
+            bytes: src.len,
+            to,
+            runs,
+        }));
         Ok(Concluded { report, failure, cleanup_errors: Vec::new(), file_errors: Vec::new() })
     }
 }

@@ -30,7 +30,7 @@ fn strftime(t: std::time::SystemTime, fmt: &str) -> String {
 
 /// TestDFSIO's result lines of this run (none for -clean): what it prints and appends to -resFile.
 pub fn hadoop_lines(r: &RunReport) -> Vec<String> {
-    let (Some(d), Params::Dfsio(p)) = (&r.dfsio_run, &r.params) else { return Vec::new() };
+    let (Some(d), Params::Dfsio(p)) = (r.dfsio_run(), &r.params) else { return Vec::new() };
     if p.mode == crate::stats::dfsio::Mode::Clean {
         return Vec::new();
     }
@@ -45,7 +45,7 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
     let hadoop_lines = hadoop_lines(r);
     let prefix = log_prefix(std::time::SystemTime::now());
     let mut out = String::new();
-    let Some(d) = &r.dfsio_run else { return out };
+    let Some(d) = r.dfsio_run() else { return out };
     let Params::Dfsio(p) = &r.params else { return out };
     if let Some((removed, left)) = &d.cleaned {
         let _ = writeln!(out, "{prefix}Cleaning up test files: removed {removed} file(s) under {}", r.target);

@@ -102,7 +102,7 @@ pub fn agreement(run: &OpsRun) -> Vec<String> {
 /// The text of an ops run.
 pub fn text(r: &RunReport, quiet: bool) -> String {
     let mut out = String::new();
-    let (Some(p), Some(run)) = (params(r), &r.ops_run) else { return out };
+    let (Some(p), Some(run)) = (params(r), r.ops_run()) else { return out };
     if !quiet {
         let t = title(r, p);
         let _ = writeln!(out, "{t}\n{}\n", "=".repeat(t.chars().count()));
@@ -174,7 +174,7 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
 /// The same table in Markdown.
 pub fn markdown(r: &RunReport) -> String {
     let mut out = String::new();
-    let (Some(p), Some(run)) = (params(r), &r.ops_run) else { return out };
+    let (Some(p), Some(run)) = (params(r), r.ops_run()) else { return out };
     let _ = writeln!(out, "### {}\n", title(r, p));
     let table = cells(run);
     let _ = writeln!(out, "| {} |", table[0].join(" | "));
@@ -192,7 +192,7 @@ pub fn markdown(r: &RunReport) -> String {
 /// One row per repeat and one per statistic; a column per figure (values unrounded).
 pub fn csv(r: &RunReport) -> String {
     let mut out = String::new();
-    let Some(run) = &r.ops_run else { return out };
+    let Some(run) = r.ops_run() else { return out };
     let Some(first) = run.repeats.first() else { return out };
     let names: Vec<String> = first.figures.iter().map(|f| format!("\"{}\"", f.name)).collect();
     let _ = writeln!(out, "\"row\",\"ops\",\"errors\",\"bytes\",{}", names.join(","));

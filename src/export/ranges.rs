@@ -20,7 +20,7 @@ fn ms(s: f64) -> String {
 /// The text of a ranges run.
 pub fn text(r: &RunReport, quiet: bool) -> String {
     let mut out = String::new();
-    let (Params::Ranges(p), Some(run)) = (&r.params, &r.ranges_run) else { return out };
+    let (Params::Ranges(p), Some(run)) = (&r.params, r.ranges_run()) else { return out };
     let title = format!(
         "Range reads of {} ({} bytes, {}): {} ranges, {} warm passes",
         r.target,

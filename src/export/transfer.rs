@@ -8,7 +8,7 @@ use std::fmt::Write;
 /// The text report.
 pub fn text(r: &RunReport, quiet: bool) -> String {
     let mut out = String::new();
-    let Some(t) = &r.transfer else { return out };
+    let Some(t) = r.transfer() else { return out };
     let (source, bytes, to, runs) = (&t.source, t.bytes, &t.to, &t.runs);
     if !quiet {
         let _ = writeln!(out, "Transfer of {} ({} bytes) from {source} to {to}", human_bytes(bytes), bytes);

@@ -172,7 +172,9 @@ impl Histogram {
 pub struct HistogramData {
     /// Number of values.
     pub count: u64,
-    /// Exact sum of the values in nanoseconds.
+    /// Exact sum of the values in nanoseconds: a JSON number while it fits 64 bits (584 years), a
+    /// decimal string beyond.
+    #[serde(with = "wide")]
     pub sum_ns: u128,
     /// Exact smallest value in nanoseconds (0 when empty).
     pub min_ns: u64,
@@ -182,9 +184,59 @@ pub struct HistogramData {
     pub buckets: Vec<(u32, u64)>,
 }
 
+/// A u128 in JSON as a plain number when it fits a u64, else as a decimal string: every JSON reader
+/// gets an exact integer, and a report section holding it can be read through serde's buffering (as
+/// `RunReport`'s flattened section is), which has no 128-bit numbers.
+mod wide {
+    use serde::{de, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+        match u64::try_from(*v) {
+            Ok(small) => s.serialize_u64(small),
+            Err(_) => s.serialize_str(&v.to_string()),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        struct Wide;
+        impl de::Visitor<'_> for Wide {
+            type Value = u128;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a non-negative integer, as a number or a decimal string")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<u128, E> {
+                Ok(v.into())
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<u128, E> {
+                Ok(v)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<u128, E> {
+                u128::try_from(v).map_err(|_| E::custom(format!("negative sum {v}")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<u128, E> {
+                v.parse().map_err(|_| E::custom(format!("'{v}' is not a non-negative integer")))
+            }
+        }
+        d.deserialize_any(Wide)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sums_beyond_64_bits_survive_json() {
+        let mut d = Histogram::new().to_data();
+        for sum in [0u128, 150, u64::MAX as u128, u64::MAX as u128 + 1, u128::MAX] {
+            d.sum_ns = sum;
+            let text = serde_json::to_string(&d).unwrap();
+            // A string only beyond 64 bits.
+            assert_eq!(text.contains(&format!("\"{sum}\"")), sum > u64::MAX as u128, "{text}");
+            let back: HistogramData = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.sum_ns, sum);
+        }
+    }
 
     #[test]
     fn bucket_layout_round_trips() {

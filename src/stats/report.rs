@@ -43,24 +43,66 @@ pub struct RunReport {
     pub warnings: Vec<String>,
     /// How the run ended.
     pub outcome: Outcome,
-    /// Strategies and verdict of the ranges workload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ranges_run: Option<RangesRun>,
-    /// TestDFSIO's aggregates and figures, and every task, of the dfsio workload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dfsio_run: Option<crate::stats::dfsio::DfsioRun>,
-    /// Repeats and statistics of the ops workload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ops_run: Option<OpsRun>,
-    /// The runs of the transfer command (source, destination, every method, buffer and run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transfer: Option<super::transfer::TransferSection>,
+    /// What only this command measured, as one typed section (absent for bandwidth, whose phases say
+    /// everything). In JSON it is one top-level key named for the section: `ranges_run`, `dfsio_run`,
+    /// `ops_run` or `transfer`.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<Section>,
     /// Each task's share and where it ran: per rank and phase for bandwidth, per thread for ops.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskReport>,
 }
 
+/// The part of a report only one command has.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Section {
+    /// Strategies and verdict of the ranges workload.
+    #[serde(rename = "ranges_run")]
+    Ranges(RangesRun),
+    /// TestDFSIO's aggregates and figures, and every task, of the dfsio workload.
+    #[serde(rename = "dfsio_run")]
+    Dfsio(crate::stats::dfsio::DfsioRun),
+    /// Repeats and statistics of the ops workload.
+    #[serde(rename = "ops_run")]
+    Ops(OpsRun),
+    /// The runs of the transfer command (source, destination, every method, buffer and run).
+    #[serde(rename = "transfer")]
+    Transfer(super::transfer::TransferSection),
+}
+
 impl RunReport {
+    /// The ranges section, when the report has one.
+    pub fn ranges_run(&self) -> Option<&RangesRun> {
+        match &self.section {
+            Some(Section::Ranges(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The dfsio section, when the report has one.
+    pub fn dfsio_run(&self) -> Option<&crate::stats::dfsio::DfsioRun> {
+        match &self.section {
+            Some(Section::Dfsio(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The ops section, when the report has one.
+    pub fn ops_run(&self) -> Option<&OpsRun> {
+        match &self.section {
+            Some(Section::Ops(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The transfer section, when the report has one.
+    pub fn transfer(&self) -> Option<&super::transfer::TransferSection> {
+        match &self.section {
+            Some(Section::Transfer(s)) => Some(s),
+            _ => None,
+        }
+    }
+
     /// Reads a `--json` report of this version or an earlier one. Version 1's `transfer` files had no
     /// envelope (`source`, `bytes`, `to`, `runs` and `error` at the top): they are read into this
     /// layout, with the fields they lacked left empty.

@@ -61,10 +61,7 @@ pub fn envelope(
         counters: Vec::new(),
         warnings: Vec::new(),
         outcome: Outcome { status, error },
-        ops_run: None,
-        ranges_run: None,
-        dfsio_run: None,
-        transfer: None,
+        section: None,
         tasks: Vec::new(),
     }
 }

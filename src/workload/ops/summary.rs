@@ -296,7 +296,7 @@ pub fn report(
     RunReport {
         ops: aggregate::op_stats(all),
         counters,
-        ops_run: Some(run),
+        section: Some(crate::stats::report::Section::Ops(run)),
         ..crate::workload::base_report("ops", target, target.store.engine(false), params, failure, started_at)
     }
 }

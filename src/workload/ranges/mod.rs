@@ -541,7 +541,7 @@ pub fn report(
     });
     RunReport {
         counters: vec![crate::stats::report::CounterGroup { scope: "store".into(), counters: target.store.counters() }],
-        ranges_run: Some(run),
+        section: Some(crate::stats::report::Section::Ranges(run)),
         ..super::base_report("ranges", target, target.store.engine(false), params, failure, started_at)
     }
 }
