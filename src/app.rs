@@ -2,12 +2,74 @@
 //! result into the exit code. This is the one place that prints errors; a run that stopped before it
 //! wrote its `--json` report leaves one there saying why.
 
-use crate::cli::{normalize_args, Cli, Command};
-use crate::driver::{drive, is_follower};
+use crate::cli::{self, normalize_args, CommandArgs};
+use crate::driver::{self, is_follower};
 use crate::error::Error;
 use clap::Parser;
 use std::ffi::OsString;
 use std::io::Write;
+
+/// Declares every command once: its name, what `--help` says of it, its arguments (in `cli`) and the
+/// function that runs it (in `driver`). Generates the subcommand enum clap parses, its name, its
+/// arguments as [`CommandArgs`] and the dispatch. A new command is one entry here.
+macro_rules! commands {
+    ($($(#[doc = $doc:literal])+ $name:literal => $variant:ident($args:ty) => $run:path;)+) => {
+        /// The subcommands.
+        #[derive(Debug, clap::Subcommand)]
+        pub enum Command {
+            $($(#[doc = $doc])+ #[command(name = $name)] $variant($args),)+
+        }
+
+        impl Command {
+            /// The subcommand's name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Command::$variant(_) => $name,)+
+                }
+            }
+
+            /// Its arguments, as every command's arguments are seen before it runs.
+            pub fn args(&self) -> &dyn CommandArgs {
+                match self {
+                    $(Command::$variant(a) => a,)+
+                }
+            }
+
+            /// Runs it.
+            fn dispatch(self) -> Result<(), Error> {
+                match self {
+                    $(Command::$variant(a) => $run(a),)+
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    /// Upload SIZE bytes to URL in blocks, download them, delete them (Hadoop cloudstore's bandwidth).
+    "bandwidth" => Bandwidth(cli::bandwidth::BandwidthArgs) => driver::bandwidth::run;
+    /// T threads repeat a data or metadata operation on their own files, for a count or a duration,
+    /// R times, with statistics across repeats (Apache Doris' fs_benchmark_tool).
+    "ops" => Ops(cli::ops::OpsArgs) => driver::ops::run;
+    /// Read byte ranges of one object with several strategies (sequential, parallel, split, coalesce,
+    /// whole), first byte apart from transfer, cold then warm, and rank them on this link.
+    "ranges" => Ranges(cli::ranges::RangesArgs) => driver::ranges::run;
+    /// Hadoop's TestDFSIO on any store: -write, -read, -append, -clean of nrFiles files of fileSize,
+    /// one task per file, with TestDFSIO's figures and what they hide.
+    "dfsio" => Dfsio(cli::dfsio::DfsioArgs) => driver::dfsio::run;
+    /// Send a file to a socket (or file) with read-write, sendfile, splice, mmap and io_uring, and
+    /// compare the CPU each path costs per GiB (HADOOP-3164).
+    "transfer" => Transfer(cli::transfer::TransferArgs) => driver::transfer::run;
+}
+
+/// storebench: how fast, how steadily and at what CPU cost data moves to and from storage.
+#[derive(Debug, Parser)]
+#[command(name = "storebench", version, about, long_about = None, disable_help_subcommand = true)]
+struct Cli {
+    /// The benchmark to run.
+    #[command(subcommand)]
+    command: Command,
+}
 
 /// Reduces clap's multi-line error to its first paragraph on one line.
 fn one_line(rendered: &str) -> String {
@@ -59,8 +121,9 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
             };
         }
     };
-    let (command, json, url) = (cli.command.name(), cli.command.json().map(|p| p.to_path_buf()), cli.command.target());
-    let result = dispatch(cli.command);
+    let (command, json, url) =
+        (cli.command.name(), cli.command.args().json().map(|p| p.to_path_buf()), cli.command.args().target());
+    let result = cli.command.dispatch();
     match result {
         Ok(()) => 0,
         Err(e) => {
@@ -81,19 +144,6 @@ pub fn main_with(args: Vec<OsString>) -> i32 {
             }
             e.exit_code()
         }
-    }
-}
-
-/// Runs one command: every command goes through [`drive`] (a new command is one line here).
-fn dispatch(command: Command) -> Result<(), Error> {
-    use crate::driver::{bandwidth::Bandwidth, dfsio::Dfsio, ops::Ops, ranges::Ranges, transfer};
-    match command {
-        Command::Bandwidth(args) => drive(Bandwidth::new(args)),
-        Command::Ops(args) => drive(Ops::new(args)),
-        Command::Ranges(args) => drive(Ranges::new(args)),
-        Command::Dfsio(args) => drive(Dfsio::new(args)),
-        Command::Transfer(args) if args.serve.is_some() => transfer::serve(&args),
-        Command::Transfer(args) => drive(transfer::Transfer::new(args)),
     }
 }
 

@@ -127,3 +127,12 @@ pub struct BandwidthArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 }
+
+impl super::CommandArgs for BandwidthArgs {
+    fn json(&self) -> Option<&std::path::Path> {
+        self.json.as_deref()
+    }
+    fn target(&self) -> Option<String> {
+        self.url.clone()
+    }
+}

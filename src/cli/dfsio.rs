@@ -94,3 +94,12 @@ pub struct DfsioArgs {
     #[command(flatten)]
     pub config: crate::cli::store::StoreArgs,
 }
+
+impl super::CommandArgs for DfsioArgs {
+    fn json(&self) -> Option<&std::path::Path> {
+        self.json.as_deref()
+    }
+    fn target(&self) -> Option<String> {
+        self.root_dir.clone()
+    }
+}

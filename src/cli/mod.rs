@@ -10,70 +10,17 @@ pub mod ranges;
 pub mod store;
 pub mod transfer;
 
-use clap::{Parser, Subcommand};
 use std::ffi::OsString;
+use std::path::Path;
 
-/// storebench: how fast, how steadily and at what CPU cost data moves to and from storage.
-#[derive(Debug, Parser)]
-#[command(name = "storebench", version, about, long_about = None, disable_help_subcommand = true)]
-pub struct Cli {
-    /// The benchmark to run.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Upload SIZE bytes to URL in blocks, download them, delete them (Hadoop cloudstore's bandwidth).
-    Bandwidth(bandwidth::BandwidthArgs),
-    /// T threads repeat a data or metadata operation on their own files, for a count or a duration,
-    /// R times, with statistics across repeats (Apache Doris' fs_benchmark_tool).
-    Ops(ops::OpsArgs),
-    /// Read byte ranges of one object with several strategies (sequential, parallel, split, coalesce,
-    /// whole), first byte apart from transfer, cold then warm, and rank them on this link.
-    Ranges(ranges::RangesArgs),
-    /// Hadoop's TestDFSIO on any store: -write, -read, -append, -clean of nrFiles files of fileSize,
-    /// one task per file, with TestDFSIO's figures and what they hide.
-    Dfsio(dfsio::DfsioArgs),
-    /// Send a file to a socket (or file) with read-write, sendfile, splice, mmap and io_uring, and
-    /// compare the CPU each path costs per GiB (HADOOP-3164).
-    Transfer(transfer::TransferArgs),
-}
-
-impl Command {
-    /// The subcommand's name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Command::Bandwidth(_) => "bandwidth",
-            Command::Ops(_) => "ops",
-            Command::Ranges(_) => "ranges",
-            Command::Dfsio(_) => "dfsio",
-            Command::Transfer(_) => "transfer",
-        }
-    }
-
+/// What `app` needs of every command's arguments before the command runs: where its JSON report
+/// goes and what it targets (for the report of a run that fails early). Each arguments file
+/// implements it.
+pub trait CommandArgs {
     /// The `--json` file asked for, if any.
-    pub fn json(&self) -> Option<&std::path::Path> {
-        match self {
-            Command::Bandwidth(a) => a.json.as_deref(),
-            Command::Ops(a) => a.json.as_deref(),
-            Command::Ranges(a) => a.json.as_deref(),
-            Command::Dfsio(a) => a.json.as_deref(),
-            Command::Transfer(a) => a.json.as_deref(),
-        }
-    }
-
+    fn json(&self) -> Option<&Path>;
     /// The target as the user named it, if the command has one.
-    pub fn target(&self) -> Option<String> {
-        match self {
-            Command::Bandwidth(a) => a.url.clone(),
-            Command::Ops(a) => a.url.clone(),
-            Command::Ranges(a) => Some(a.url.clone()),
-            Command::Dfsio(a) => a.root_dir.clone(),
-            Command::Transfer(a) => a.file.as_ref().map(|f| f.display().to_string()),
-        }
-    }
+    fn target(&self) -> Option<String>;
 }
 
 /// Long options that may be written with one dash, per subcommand, and the clap option they mean.

@@ -108,3 +108,12 @@ pub struct OpsArgs {
     #[arg(long = "fs_type", hide = true)]
     pub fs_type: Option<String>,
 }
+
+impl super::CommandArgs for OpsArgs {
+    fn json(&self) -> Option<&std::path::Path> {
+        self.json.as_deref()
+    }
+    fn target(&self) -> Option<String> {
+        self.url.clone()
+    }
+}

@@ -75,3 +75,12 @@ pub struct RangesArgs {
     #[command(flatten)]
     pub config: crate::cli::store::StoreArgs,
 }
+
+impl super::CommandArgs for RangesArgs {
+    fn json(&self) -> Option<&std::path::Path> {
+        self.json.as_deref()
+    }
+    fn target(&self) -> Option<String> {
+        Some(self.url.clone())
+    }
+}

@@ -70,3 +70,12 @@ pub struct TransferArgs {
     #[arg(short, long)]
     pub quiet: bool,
 }
+
+impl super::CommandArgs for TransferArgs {
+    fn json(&self) -> Option<&std::path::Path> {
+        self.json.as_deref()
+    }
+    fn target(&self) -> Option<String> {
+        self.file.as_ref().map(|f| f.display().to_string())
+    }
+}

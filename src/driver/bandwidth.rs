@@ -11,6 +11,11 @@ use crate::stats::sample::Recorder;
 use crate::store::Target;
 use crate::workload::bandwidth::{self, BandwidthPlan, BandwidthRun, Layout, RankPart};
 
+/// Runs `bandwidth` with these arguments: the entry `app`'s command table points at.
+pub fn run(args: BandwidthArgs) -> Result<(), crate::error::Error> {
+    super::drive(Bandwidth::new(args))
+}
+
 /// The command and what it learns on the way.
 pub struct Bandwidth {
     args: BandwidthArgs,

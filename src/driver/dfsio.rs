@@ -13,6 +13,11 @@ use crate::workload::dfsio::{self, DfsioPlan, Mode, RankResult};
 use crate::workload::Failure;
 use std::io::Write;
 
+/// Runs `dfsio` with these arguments: the entry `app`'s command table points at.
+pub fn run(args: DfsioArgs) -> Result<(), crate::error::Error> {
+    super::drive(Dfsio::new(args))
+}
+
 /// The command and what it learns on the way.
 pub struct Dfsio {
     args: DfsioArgs,

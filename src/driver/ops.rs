@@ -15,6 +15,11 @@ use crate::store::Target;
 use crate::workload::ops::{self, OpsPlan, Prepared};
 use crate::workload::Failure;
 
+/// Runs `ops` with these arguments: the entry `app`'s command table points at.
+pub fn run(args: OpsArgs) -> Result<(), crate::error::Error> {
+    super::drive(Ops::new(args))
+}
+
 /// The command and what it learns on the way.
 pub struct Ops {
     args: OpsArgs,

@@ -8,6 +8,11 @@ use crate::store::Target;
 use crate::workload::ranges::{self, RangesPlan};
 use crate::workload::Failure;
 
+/// Runs `ranges` with these arguments: the entry `app`'s command table points at.
+pub fn run(args: RangesArgs) -> Result<(), crate::error::Error> {
+    super::drive(Ranges::new(args))
+}
+
 /// The command and what it learns on the way.
 pub struct Ranges {
     args: RangesArgs,

@@ -47,6 +47,15 @@ fn timeout_of(args: &TransferArgs) -> Result<Duration, String> {
     Ok(Duration::from_secs(args.timeout))
 }
 
+/// Runs `transfer` with these arguments (`--serve` is the receiving end, outside the driver): the
+/// entry `app`'s command table points at.
+pub fn run(args: TransferArgs) -> Result<(), Error> {
+    if args.serve.is_some() {
+        return serve(&args);
+    }
+    super::drive(Transfer::new(args))
+}
+
 /// `transfer --serve`: receives transfers on 127.0.0.1 (or `--bind`) until stopped or
 /// `--max-connections` transfers are done.
 pub fn serve(args: &TransferArgs) -> Result<(), Error> {
