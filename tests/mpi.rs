@@ -139,8 +139,8 @@ fn ranks_that_disagree_or_fail_are_named_and_nobody_hangs() {
     // MPMD: ranks 0-1 and 2-3 run different commands.
     let a = format!(
         "-np 2 {} dfsio -write -nrFiles 4 -rootDir {r} : -np 2 {} dfsio -write -nrFiles 5 -rootDir {r}",
-        sb(),
-        sb()
+        bin(),
+        bin()
     );
     let out = mpirun(&a, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
