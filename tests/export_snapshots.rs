@@ -95,6 +95,8 @@ fn seed_report() -> RunReport {
         warnings: vec![],
         outcome: Outcome { status: Status::Completed, error: None },
         section: None,
+        probes: Default::default(),
+        findings: Vec::new(),
         tasks: vec![],
     }
 }

@@ -148,7 +148,8 @@ pub fn drive<C: Command>(mut cmd: C) -> Result<(), Error> {
         };
         decode_parts(&all)?
     };
-    let c = cmd.conclude(&rank, parts)?;
+    let mut c = cmd.conclude(&rank, parts)?;
+    c.report.findings = crate::stats::findings::of(&c.report);
     let (text, mut file_errors) = exports.finish(&c.report);
     file_errors.splice(0..0, c.file_errors);
     print_stdout(&text);

@@ -150,6 +150,11 @@ impl ExportManager {
                 text.push_str(&format!("JSON report saved to {}\n", p.display()));
             }
         }
+        match o.format {
+            StdoutFormat::Text => text.push_str(&super::findings::text(report, o.verbose)),
+            StdoutFormat::Markdown => text.push_str(&super::findings::markdown(report)),
+            StdoutFormat::Json => {}
+        }
         (text, errors)
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod dfsio;
+pub mod findings;
 pub mod json;
 pub mod manager;
 pub mod markdown;

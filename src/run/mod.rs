@@ -73,6 +73,18 @@ where
     (merged, outs)
 }
 
+/// The CPUs this process may run on (sched_getaffinity), or None when the kernel does not say.
+pub fn usable_cores() -> Option<u32> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it for this process.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return None;
+        }
+        Some(libc::CPU_COUNT(&set) as u32)
+    }
+}
+
 /// The host's name, for reports.
 pub fn host_name() -> String {
     let mut buf = [0u8; 256];

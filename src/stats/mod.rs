@@ -1,9 +1,10 @@
 //! Statistics: per-operation samples, CPU times, mergeable histograms, the nearest-rank percentile,
-//! and the [`report::RunReport`] built from them.
+//! the [`report::RunReport`] built from them, and the findings read from it.
 
 pub mod aggregate;
 pub mod cpu;
 pub mod dfsio;
+pub mod findings;
 pub mod histogram;
 pub mod latency;
 pub mod report;

@@ -268,6 +268,11 @@ pub trait Store: Send + Sync {
     fn free_space(&self, _path: &str) -> Option<u64> {
         None
     }
+    /// How many of the first `len` bytes of the file at `path` are in this host's page cache
+    /// (mincore), on stores that have one; None elsewhere. A probe taken outside timed phases.
+    fn resident_bytes(&self, _path: &str, _len: u64) -> Option<u64> {
+        None
+    }
     /// Store-wide counters, for `--verbose`.
     fn counters(&self) -> Counters {
         Vec::new()

@@ -62,6 +62,8 @@ pub fn envelope(
         warnings: Vec::new(),
         outcome: Outcome { status, error },
         section: None,
+        probes: crate::stats::findings::Probes { cores: crate::run::usable_cores(), ..Default::default() },
+        findings: Vec::new(),
         tasks: Vec::new(),
     }
 }

@@ -173,3 +173,41 @@ pub(super) fn refused(op: &'static str, path: &str, kind: &str) -> StoreError {
         detail: format!("it is {kind}; storebench reads, writes and deletes regular files only"),
     }
 }
+
+/// How many of the first `len` bytes of the open file are in the page cache: mincore over a read-only
+/// mapping, 1 GiB at a time (so the page vector stays under 256 KiB).
+pub(super) fn resident(fd: &Fd, len: u64) -> io::Result<u64> {
+    const WINDOW: u64 = 1 << 30;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+    let mut resident = 0u64;
+    let mut off = 0u64;
+    while off < len {
+        let n = (len - off).min(WINDOW);
+        // SAFETY: a fresh read-only shared mapping of n bytes of an open file at a page-aligned offset;
+        // unmapped below before anything else uses it.
+        let addr = unsafe {
+            libc::mmap(std::ptr::null_mut(), n as usize, libc::PROT_READ, libc::MAP_SHARED, fd.0, off as libc::off_t)
+        };
+        if addr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let pages = n.div_ceil(page) as usize;
+        let mut vec = vec![0u8; pages];
+        // SAFETY: addr maps n bytes; vec holds one byte per page of them.
+        let r = unsafe { libc::mincore(addr, n as usize, vec.as_mut_ptr()) };
+        let err = io::Error::last_os_error();
+        // SAFETY: unmapping exactly the mapping made above.
+        unsafe { libc::munmap(addr, n as usize) };
+        if r != 0 {
+            return Err(err);
+        }
+        for (i, v) in vec.iter().enumerate() {
+            if v & 1 == 1 {
+                resident += page.min(n - i as u64 * page);
+            }
+        }
+        off += n;
+    }
+    Ok(resident)
+}

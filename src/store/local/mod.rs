@@ -478,6 +478,15 @@ impl Store for LocalStore {
         std::fs::remove_dir(path).map_err(|e| map_io("remove directory", path, 0, e))
     }
 
+    fn resident_bytes(&self, path: &str, len: u64) -> Option<u64> {
+        let (fd, st) = open_regular(path, libc::O_RDONLY | libc::O_NOFOLLOW).ok()?;
+        let len = len.min(st.st_size as u64);
+        if len == 0 {
+            return Some(0);
+        }
+        fd::resident(&fd, len).ok()
+    }
+
     fn counters(&self) -> Counters {
         self.counts.list()
     }

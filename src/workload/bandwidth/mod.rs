@@ -215,6 +215,8 @@ pub struct BandwidthRun {
     pub failure: Option<Failure>,
     /// Problems met while cleaning up (they do not change the figures).
     pub cleanup_errors: Vec<String>,
+    /// Page-cache residency of the file just before the download (local files).
+    pub residency: Vec<crate::stats::findings::Residency>,
 }
 
 struct Bw<'a> {
@@ -504,6 +506,17 @@ pub fn run(
         result = result.and(Err(Failure::Failed(e)));
     }
     if result.is_ok() {
+        // Outside the timed phase: how much of what the download reads is already in memory.
+        let t0 = std::time::Instant::now();
+        if let Some(resident_bytes) = target.store.resident_bytes(&file, plan.size) {
+            out.residency.push(crate::stats::findings::Residency {
+                phase: "download".into(),
+                rank: 0,
+                resident_bytes,
+                file_bytes: plan.size,
+                probe_s: t0.elapsed().as_secs_f64(),
+            });
+        }
         let cpu0 = CpuTimes::process();
         result = bw.download(&file, &order, &mut out);
         out.download_cpu = CpuTimes::process().since(cpu0);

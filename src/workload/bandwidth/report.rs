@@ -40,6 +40,9 @@ pub struct RankPart {
     pub download_cpu: CpuTimes,
     /// Its counters.
     pub counters: Vec<CounterGroup>,
+    /// Its file's page-cache residency before the download.
+    #[serde(default)]
+    pub residency: Vec<crate::stats::findings::Residency>,
     /// Why it stopped early: an error, or "interrupted".
     pub failure: Option<String>,
     /// Ctrl-C stopped it.
@@ -61,6 +64,7 @@ impl RankPart {
             upload_cpu: out.upload_cpu,
             download_cpu: out.download_cpu,
             counters: out.counters,
+            residency: out.residency.into_iter().map(|r| crate::stats::findings::Residency { rank, ..r }).collect(),
             interrupted: out.failure == Some(Failure::Interrupted),
             failure: match out.failure {
                 Some(Failure::Failed(m)) => Some(m),
@@ -83,6 +87,7 @@ pub fn merge_ranks(parts: Vec<RankPart>) -> Result<(Recorder, BandwidthRun, Vec<
         out.upload_cpu = out.upload_cpu + p.upload_cpu;
         out.download_cpu = out.download_cpu + p.download_cpu;
         add_counter_groups(&mut out.counters, p.counters);
+        out.residency.extend(p.residency);
         if failed.is_none() {
             failed = p.failure.map(|m| Failure::Failed(format!("rank {} ({}): {m}", p.rank, p.host)));
         }
@@ -131,12 +136,14 @@ pub fn report(
         ranks: layout.ranks,
     });
     let engine = target.store.engine(plan.direct);
-    RunReport {
+    let mut r = RunReport {
         phases,
         ops: aggregate::op_stats(rec),
         events: rec.events().to_vec(),
         counters: out.counters.clone(),
         tasks,
         ..crate::workload::base_report("bandwidth", target, engine, params, out.failure.as_ref(), started_at)
-    }
+    };
+    r.probes.page_cache = out.residency.clone();
+    r
 }

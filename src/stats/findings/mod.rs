@@ -1,0 +1,275 @@
+//! Findings: what bound a run, said from its report. Every rule reads the [`RunReport`] only (what
+//! the probes measured is in `report.probes`), has its threshold as a named constant, and is
+//! documented in docs/findings.md. [`of`] runs every rule, most important first; nothing is said
+//! where nothing is found.
+
+use super::report::{RunReport, Section};
+use serde::{Deserialize, Serialize};
+
+/// What the small probes around the timed phases measured (never inside a timed region).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Probes {
+    /// CPUs this process may run on (sched_getaffinity), per rank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
+    /// Page-cache residency of the files about to be read, per rank and phase (local files only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub page_cache: Vec<Residency>,
+}
+
+impl Probes {
+    /// True when no probe measured anything.
+    pub fn is_empty(&self) -> bool {
+        self.cores.is_none() && self.page_cache.is_empty()
+    }
+}
+
+/// How much of a file was in the page cache just before a phase read it (mincore, as fincore does).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Residency {
+    /// The phase about to read ("download").
+    pub phase: String,
+    /// The rank whose file it was.
+    pub rank: u32,
+    /// Bytes of the range about to be read that were resident.
+    pub resident_bytes: u64,
+    /// Bytes of that range.
+    pub file_bytes: u64,
+    /// Time the probe took, seconds (outside the timed phase).
+    pub probe_s: f64,
+}
+
+/// One finding: a verdict, the figures it rests on (named as in docs/metrics.md) and what to try.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// The rule that fired (docs/findings.md).
+    pub rule: String,
+    /// One line: what bound the run.
+    pub verdict: String,
+    /// The figures it rests on.
+    pub evidence: Vec<String>,
+    /// What to try.
+    pub advice: String,
+}
+
+/// A read phase whose file was at least this resident (percent) measured memory, not the device.
+pub const PAGE_CACHE_PCT: f64 = 50.0;
+/// A phase whose process CPU per wall second reached this share of its usable cores was bound by
+/// the client's CPU.
+pub const CPU_SATURATED_SHARE: f64 = 0.9;
+/// An upload whose close() took at least this share of the phase did its work in close().
+pub const CLOSE_SHARE: f64 = 0.5;
+/// Stonewall and whole-run rates further apart than this (relative) mean a few tasks held it up.
+pub const STRAGGLER_GAP: f64 = 0.2;
+/// Repeats whose throughput varies more than this (coefficient of variation) are unstable.
+pub const UNSTABLE_CV: f64 = 0.10;
+/// A timed phase shorter than this (seconds) says little: start-up and timer effects dominate.
+pub const SHORT_PHASE_S: f64 = 0.5;
+/// HTTP counters that mean the store pushed back or the network failed.
+const PUSHBACK: &[&str] = &["http_retries", "http_throttled", "http_5xx", "http_transport_errors"];
+
+/// Every finding of a report, most important first.
+pub fn of(r: &RunReport) -> Vec<Finding> {
+    let rules: [fn(&RunReport) -> Vec<Finding>; 7] =
+        [page_cache, cpu_saturated, upload_in_close, stragglers, pushback, unstable, short_phases];
+    rules.iter().flat_map(|rule| rule(r)).collect()
+}
+
+fn finding(rule: &str, verdict: String, evidence: Vec<String>, advice: &str) -> Finding {
+    Finding { rule: rule.into(), verdict, evidence, advice: advice.into() }
+}
+
+/// Reads served from the page cache: residency before a read phase at or above [`PAGE_CACHE_PCT`].
+pub fn page_cache(r: &RunReport) -> Vec<Finding> {
+    let mut phases: Vec<&str> = r.probes.page_cache.iter().map(|p| p.phase.as_str()).collect();
+    phases.dedup();
+    let mut out = Vec::new();
+    for phase in phases {
+        let of_phase = r.probes.page_cache.iter().filter(|p| p.phase == phase);
+        let (resident, total) = of_phase.fold((0u64, 0u64), |(a, b), p| (a + p.resident_bytes, b + p.file_bytes));
+        if total == 0 {
+            continue;
+        }
+        let pct = resident as f64 * 100.0 / total as f64;
+        if pct < PAGE_CACHE_PCT {
+            continue;
+        }
+        let mut evidence = vec![format!(
+            "page_cache_resident_pct = {pct:.0} % ({} of {} bytes, mincore before the {phase})",
+            resident, total
+        )];
+        if let Some(p) = r.phases.iter().find(|p| p.name == phase) {
+            evidence.push(format!("{phase} mbyte_per_s = {:.1} MiB/s", p.mbyte_per_s));
+        }
+        out.push(finding(
+            "page_cache",
+            format!(
+                "{pct:.0} % of the file was in the page cache before the {phase}: this is memory bandwidth, not \
+                 the disk's"
+            ),
+            evidence,
+            "add --direct to read from the device (or evict the file from the cache before reading)",
+        ));
+    }
+    out
+}
+
+/// The client's CPU saturated: a phase's process CPU per wall second (per rank) at or above
+/// [`CPU_SATURATED_SHARE`] of the cores it may use.
+pub fn cpu_saturated(r: &RunReport) -> Vec<Finding> {
+    let Some(cores) = r.probes.cores.filter(|&c| c > 0) else { return Vec::new() };
+    let ranks = r.tasks.iter().map(|t| t.rank).max().map_or(1, |m| m + 1) as f64;
+    let mut out = Vec::new();
+    for p in r.phases.iter().filter(|p| p.duration_s > 0.0) {
+        let used = p.cpu.total_s / p.duration_s / ranks;
+        if used < CPU_SATURATED_SHARE * cores as f64 {
+            continue;
+        }
+        out.push(finding(
+            "cpu_saturated",
+            format!(
+                "the client used {used:.2} of {cores} {} during the {}: the store may be faster than this figure",
+                if cores == 1 { "core" } else { "cores" },
+                p.name
+            ),
+            vec![
+                format!("{} cpu.total_s = {:.3} s over duration_s = {:.3} s", p.name, p.cpu.total_s, p.duration_s),
+                format!("cores usable (sched_getaffinity) = {cores}"),
+            ],
+            "more clients (MPI ranks on other hosts) would tell how fast the store is",
+        ));
+    }
+    out
+}
+
+/// The upload happened in close(): close_s at least [`CLOSE_SHARE`] of the upload phase.
+pub fn upload_in_close(r: &RunReport) -> Vec<Finding> {
+    let Some(p) = r.phases.iter().find(|p| p.name == "upload") else { return Vec::new() };
+    let Some(close) = p.close_s.filter(|_| p.duration_s > 0.0) else { return Vec::new() };
+    let share = close / p.duration_s;
+    if share < CLOSE_SHARE {
+        return Vec::new();
+    }
+    let object = r.counters.iter().any(|g| g.counters.iter().any(|(n, _)| n == "multipart_parts"));
+    let advice = if object {
+        "the writes only filled buffers; parts went out in close(): raise fs.s3a.fast.upload.active.blocks \
+         (parts in flight) or lower fs.s3a.multipart.size so they go out during the writes"
+    } else {
+        "the writes reached only the page cache; close() waited for the device (--fsync-on-close): the block \
+         figures alone overstate the store's speed"
+    };
+    vec![finding(
+        "upload_in_close",
+        format!("close() took {:.0} % of the upload: the upload happened there, not in the writes", share * 100.0),
+        vec![format!("upload close_s = {close:.3} s of duration_s = {:.3} s", p.duration_s)],
+        advice,
+    )]
+}
+
+/// Stragglers: TestDFSIO's stonewall rate and whole-run rate apart by more than [`STRAGGLER_GAP`];
+/// the slowest tasks named.
+pub fn stragglers(r: &RunReport) -> Vec<Finding> {
+    let Some(Section::Dfsio(d)) = &r.section else { return Vec::new() };
+    if d.stonewall_mb_s <= 0.0 || d.aggregate_mb_s <= 0.0 {
+        return Vec::new();
+    }
+    let gap = (d.stonewall_mb_s - d.aggregate_mb_s).abs() / d.stonewall_mb_s.max(d.aggregate_mb_s);
+    if gap <= STRAGGLER_GAP || d.tasks.len() < 2 {
+        return Vec::new();
+    }
+    let mut by_end: Vec<_> = d.tasks.iter().collect();
+    by_end.sort_by(|a, b| b.end_s.total_cmp(&a.end_s));
+    let mut ends: Vec<f64> = d.tasks.iter().map(|t| t.end_s).collect();
+    ends.sort_by(f64::total_cmp);
+    let median = super::percentile_of_sorted(&ends, 0.5);
+    let slow: Vec<String> = by_end
+        .iter()
+        .take_while(|t| t.end_s > median * (1.0 + STRAGGLER_GAP))
+        .take(3)
+        .map(|t| format!("task {} (rank {}, {}) ended at {:.3} s", t.task, t.rank, t.host, t.end_s))
+        .collect();
+    let mut evidence = vec![
+        format!("stonewall_mb_s = {:.1} MB/s, aggregate_mb_s = {:.1} MB/s", d.stonewall_mb_s, d.aggregate_mb_s),
+        format!("median task ended at {median:.3} s"),
+    ];
+    evidence.extend(slow);
+    vec![finding(
+        "stragglers",
+        format!(
+            "the run waited on its slowest tasks: the whole-run rate is {:.0} % off the stonewall rate",
+            gap * 100.0
+        ),
+        evidence,
+        "look at the named tasks' hosts and disks; the stonewall figure is what the rest delivered",
+    )]
+}
+
+/// Throttling, retries and failed attempts counted during the run.
+pub fn pushback(r: &RunReport) -> Vec<Finding> {
+    let mut seen: Vec<String> = Vec::new();
+    for g in &r.counters {
+        for (n, v) in &g.counters {
+            if *v > 0 && PUSHBACK.contains(&n.as_str()) {
+                seen.push(format!("{} {n} = {v}", g.scope));
+            }
+        }
+    }
+    if seen.is_empty() {
+        return Vec::new();
+    }
+    vec![finding(
+        "pushback",
+        "the store pushed back or the network failed during the run: retried requests are in the figures".into(),
+        seen,
+        "fewer threads or a lower --rate show whether the store throttles; the figures include the waits",
+    )]
+}
+
+/// Unstable results: the throughput over repeats varies by more than [`UNSTABLE_CV`].
+pub fn unstable(r: &RunReport) -> Vec<Finding> {
+    let Some(Section::Ops(run)) = &r.section else { return Vec::new() };
+    let Some(s) = run.statistics.iter().find(|s| s.name == "ops_per_s" && s.n >= 2) else { return Vec::new() };
+    if s.cv <= UNSTABLE_CV {
+        return Vec::new();
+    }
+    let mut evidence = vec![format!(
+        "ops_per_s over {} repeats: mean {:.1}, cv {:.3} (min {:.1}, max {:.1})",
+        s.n, s.mean, s.cv, s.min, s.max
+    )];
+    if let (Some(first), Some(warm)) = (run.repeats.first(), run.warm_statistics.iter().find(|w| w.name == "ops_per_s"))
+    {
+        evidence.push(format!("first repeat {:.1} ops/s, repeats 2.. mean {:.1}", first.summary.ops_per_s, warm.mean));
+    }
+    vec![finding(
+        "unstable",
+        format!(
+            "the repeats disagree (cv {:.0} % > {:.0} %): one figure would mislead",
+            s.cv * 100.0,
+            UNSTABLE_CV * 100.0
+        ),
+        evidence,
+        "run longer (--duration) or more repeats; look for other load on the machine or the store",
+    )]
+}
+
+/// Phases too short to mean much: under [`SHORT_PHASE_S`].
+pub fn short_phases(r: &RunReport) -> Vec<Finding> {
+    let short: Vec<String> = r
+        .phases
+        .iter()
+        .filter(|p| p.complete && p.duration_s < SHORT_PHASE_S)
+        .map(|p| format!("{} duration_s = {:.3} s", p.name, p.duration_s))
+        .collect();
+    if short.is_empty() {
+        return Vec::new();
+    }
+    vec![finding(
+        "short_run",
+        format!("a phase took under {SHORT_PHASE_S} s: start-up, caches and timers weigh as much as the transfer"),
+        short,
+        "use a larger SIZE so each phase runs for seconds",
+    )]
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,140 @@
+//! Each rule fired on a hand-built report, and kept silent where it should be.
+
+use super::*;
+use crate::stats::report::CounterGroup;
+
+fn fixture(name: &str) -> RunReport {
+    let text = match name {
+        "bandwidth" => include_str!("../../../tests/fixtures/report-v1/bandwidth.json"),
+        "ops" => include_str!("../../../tests/fixtures/report-v1/ops.json"),
+        "dfsio" => include_str!("../../../tests/fixtures/report-v1/dfsio.json"),
+        other => panic!("no fixture {other}"),
+    };
+    RunReport::from_json(text).unwrap()
+}
+
+/// A bandwidth report whose upload and download each moved 1 GiB in `secs` seconds.
+fn bandwidth(secs: f64) -> RunReport {
+    let mut r = fixture("bandwidth");
+    for p in r.phases.iter_mut() {
+        p.duration_s = secs;
+        p.close_s = Some(0.0);
+        p.cpu.total_s = 0.0;
+        p.complete = true;
+    }
+    r
+}
+
+fn rules(found: &[Finding]) -> Vec<&str> {
+    found.iter().map(|f| f.rule.as_str()).collect()
+}
+
+fn resident(pct: u64) -> Residency {
+    Residency { phase: "download".into(), rank: 0, resident_bytes: pct, file_bytes: 100, probe_s: 0.001 }
+}
+
+#[test]
+fn page_cache_at_and_above_half_resident() {
+    let mut r = bandwidth(2.0);
+    assert!(page_cache(&r).is_empty(), "no probe, no finding");
+    r.probes.page_cache = vec![resident(49)];
+    assert!(page_cache(&r).is_empty(), "49 % resident is under the threshold");
+    r.probes.page_cache = vec![resident(50)];
+    let f = page_cache(&r);
+    assert_eq!(rules(&f), ["page_cache"]);
+    assert!(f[0].verdict.starts_with("50 % of the file was in the page cache before the download"), "{}", f[0].verdict);
+    // Two ranks: 100 of 100 and 0 of 100 bytes resident is 50 % of what the phase read.
+    r.probes.page_cache = vec![resident(100), Residency { rank: 1, ..resident(0) }];
+    assert!(page_cache(&r)[0].evidence[0].contains("= 50 % (100 of 200 bytes"), "{:?}", page_cache(&r));
+}
+
+#[test]
+fn cpu_saturated_at_ninety_percent_of_the_cores() {
+    let mut r = bandwidth(2.0);
+    r.probes.cores = Some(2);
+    r.phases[0].cpu.total_s = 3.5; // 1.75 cores of 2: 87.5 %
+    assert!(cpu_saturated(&r).is_empty());
+    r.phases[0].cpu.total_s = 3.6; // 1.80 of 2: 90 %
+    let f = cpu_saturated(&r);
+    assert_eq!(rules(&f), ["cpu_saturated"]);
+    assert!(f[0].verdict.starts_with("the client used 1.80 of 2 cores during the upload"), "{}", f[0].verdict);
+    r.probes.cores = None;
+    assert!(cpu_saturated(&r).is_empty(), "without the core count nothing is said");
+}
+
+#[test]
+fn upload_in_close_from_half_the_phase() {
+    let mut r = bandwidth(2.0);
+    r.phases[0].close_s = Some(0.9);
+    assert!(upload_in_close(&r).is_empty(), "45 % in close()");
+    r.phases[0].close_s = Some(1.0);
+    let f = upload_in_close(&r);
+    assert_eq!(rules(&f), ["upload_in_close"]);
+    assert!(f[0].verdict.starts_with("close() took 50 % of the upload"), "{}", f[0].verdict);
+    assert!(f[0].advice.contains("--fsync-on-close"), "a local upload: {}", f[0].advice);
+    r.counters.push(CounterGroup { scope: "upload stream".into(), counters: vec![("multipart_parts".into(), 3)] });
+    assert!(upload_in_close(&r)[0].advice.contains("fs.s3a.fast.upload.active.blocks"));
+}
+
+#[test]
+fn stragglers_past_a_fifth_apart() {
+    let mut r = fixture("dfsio");
+    let Some(Section::Dfsio(d)) = &mut r.section else { panic!("dfsio fixture") };
+    d.stonewall_mb_s = 100.0;
+    d.aggregate_mb_s = 81.0;
+    assert!(stragglers(&r).is_empty(), "19 % apart");
+    let Some(Section::Dfsio(d)) = &mut r.section else { unreachable!() };
+    d.aggregate_mb_s = 50.0;
+    d.tasks[0].end_s = 1.0;
+    d.tasks[1].end_s = 3.0;
+    let f = stragglers(&r);
+    assert_eq!(rules(&f), ["stragglers"]);
+    assert!(f[0].verdict.contains("50 % off the stonewall rate"), "{}", f[0].verdict);
+    // The median of two ends is the lower (nearest rank): the task ending at 3 s is named.
+    assert!(f[0].evidence.iter().any(|e| e.contains("ended at 3.000 s")), "{:?}", f[0].evidence);
+}
+
+#[test]
+fn pushback_from_retries_and_throttling() {
+    let mut r = bandwidth(2.0);
+    r.counters = vec![CounterGroup { scope: "store".into(), counters: vec![("http_retries".into(), 0)] }];
+    assert!(pushback(&r).is_empty());
+    r.counters[0].counters.push(("http_throttled".into(), 4));
+    let f = pushback(&r);
+    assert_eq!(rules(&f), ["pushback"]);
+    assert_eq!(f[0].evidence, ["store http_throttled = 4"]);
+}
+
+#[test]
+fn unstable_over_ten_percent_cv() {
+    let mut r = fixture("ops");
+    let Some(Section::Ops(run)) = &mut r.section else { panic!("ops fixture") };
+    run.statistics.iter_mut().find(|s| s.name == "ops_per_s").unwrap().cv = 0.10;
+    assert!(unstable(&r).is_empty(), "10 % is the limit, not over it");
+    let Some(Section::Ops(run)) = &mut r.section else { unreachable!() };
+    run.statistics.iter_mut().find(|s| s.name == "ops_per_s").unwrap().cv = 0.15;
+    let f = unstable(&r);
+    assert_eq!(rules(&f), ["unstable"]);
+    assert!(f[0].verdict.contains("cv 15 % > 10 %"), "{}", f[0].verdict);
+}
+
+#[test]
+fn short_phases_under_half_a_second() {
+    let r = bandwidth(0.5);
+    assert!(short_phases(&r).is_empty());
+    let mut r = bandwidth(0.1);
+    assert_eq!(rules(&short_phases(&r)), ["short_run"]);
+    for p in r.phases.iter_mut() {
+        p.complete = false;
+    }
+    assert!(short_phases(&r).is_empty(), "a phase cut short says nothing about timers");
+}
+
+#[test]
+fn most_important_first_and_nothing_when_nothing() {
+    let r = bandwidth(2.0);
+    assert!(of(&r).is_empty(), "{:?}", of(&r));
+    let mut r = bandwidth(0.1);
+    r.probes.page_cache = vec![resident(100)];
+    assert_eq!(rules(&of(&r)), ["page_cache", "short_run"]);
+}

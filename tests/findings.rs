@@ -1,0 +1,84 @@
+//! The findings fired for real (a cached file, a CPU-bound run on one core) and kept silent where they
+//! should be (O_DIRECT writes leave nothing in the cache; the same run on every core).
+
+mod common;
+
+use common::{report, sb};
+
+fn rules(r: &storebench::stats::report::RunReport) -> Vec<&str> {
+    r.findings.iter().map(|f| f.rule.as_str()).collect()
+}
+
+/// The README's first command: the file just written is still in the page cache when it is read back,
+/// and the text says so under "Findings".
+#[test]
+fn the_first_command_is_told_its_download_came_from_the_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let out = sb().args(["bandwidth", "8m", "--json"]).arg(&json).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("\nFindings\n"), "{stdout}");
+    assert!(stdout.contains("of the file was in the page cache before the download"), "{stdout}");
+    let r = report(&json);
+    assert_eq!(rules(&r)[0], "page_cache");
+    let p = &r.probes.page_cache[0];
+    assert_eq!((p.phase.as_str(), p.file_bytes), ("download", 8 << 20));
+    assert!(p.resident_bytes * 2 >= p.file_bytes, "{p:?}");
+    // --quiet keeps them.
+    let quiet = sb().args(["bandwidth", "8m", "-q"]).arg(dir.path()).output().unwrap();
+    assert!(String::from_utf8_lossy(&quiet.stdout).contains("in the page cache before the download"));
+}
+
+/// Written with O_DIRECT, the file is not in the page cache: the probe says so and the rule is silent.
+/// (Under the build directory: a tmpfs /tmp refuses O_DIRECT.)
+#[test]
+fn direct_io_leaves_the_cache_cold_and_the_rule_silent() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = sb().args(["bandwidth", "8m", "--direct", "-q", "--json"]).arg(&json).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = report(&json);
+    let p = &r.probes.page_cache[0];
+    assert!(p.resident_bytes * 2 < p.file_bytes, "{p:?}");
+    assert!(!rules(&r).contains(&"page_cache"), "{:?}", r.findings);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("page cache before"));
+}
+
+/// The first CPU this process may run on (Cpus_allowed_list in /proc/self/status: "0-1", "2,5").
+fn first_allowed_cpu() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap().trim();
+    list.split([',', '-']).next().unwrap().to_string()
+}
+
+/// A memory:// upload in 4 KiB blocks is CPU-bound: pinned to one core it uses all of it, and the
+/// finding says the figure is the client's limit. On every core of the machine (at least 2), the
+/// single worker uses one: silent. A loaded machine can steal the core, so up to three tries.
+#[test]
+fn one_pinned_core_saturates_and_two_do_not() {
+    let run = |pinned: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("r.json");
+        let mut c = if pinned {
+            let mut c = assert_cmd::Command::new("taskset");
+            c.args(["-c", &first_allowed_cpu()]).arg(assert_cmd::cargo::cargo_bin("storebench"));
+            c
+        } else {
+            sb()
+        };
+        let out = c.args(["bandwidth", "256m", "--block", "4k", "-q", "--json"]).arg(&json).arg("memory://f/").output();
+        let out = out.unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        report(&json)
+    };
+    let fired = (0..3).map(|_| run(true)).find(|r| rules(r).contains(&"cpu_saturated"));
+    let r = fired.expect("three runs pinned to one core and none was CPU-bound");
+    assert_eq!(r.probes.cores, Some(1));
+    let f = r.findings.iter().find(|f| f.rule == "cpu_saturated").unwrap();
+    assert!(f.verdict.contains("of 1 core during the upload"), "{}", f.verdict);
+    if storebench::run::usable_cores().unwrap_or(1) >= 2 {
+        let r = run(false);
+        assert!(!rules(&r).contains(&"cpu_saturated"), "one worker on {:?} cores: {:?}", r.probes.cores, r.findings);
+    }
+}
