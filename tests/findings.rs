@@ -4,6 +4,15 @@
 mod common;
 
 use common::{report, sb};
+use std::sync::Mutex;
+
+/// These tests measure the machine (CPU shares, dirty pages): one at a time, so they do not load it
+/// for each other.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 fn rules(r: &storebench::stats::report::RunReport) -> Vec<&str> {
     r.findings.iter().map(|f| f.rule.as_str()).collect()
@@ -13,6 +22,7 @@ fn rules(r: &storebench::stats::report::RunReport) -> Vec<&str> {
 /// and the text says so under "Findings".
 #[test]
 fn the_first_command_is_told_its_download_came_from_the_page_cache() {
+    let _alone = alone();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let out = sb().args(["bandwidth", "8m", "--json"]).arg(&json).arg(dir.path()).output().unwrap();
@@ -34,6 +44,7 @@ fn the_first_command_is_told_its_download_came_from_the_page_cache() {
 /// (Under the build directory: a tmpfs /tmp refuses O_DIRECT.)
 #[test]
 fn direct_io_leaves_the_cache_cold_and_the_rule_silent() {
+    let _alone = alone();
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let json = dir.path().join("r.json");
     let out = sb().args(["bandwidth", "8m", "--direct", "-q", "--json"]).arg(&json).arg(dir.path()).output().unwrap();
@@ -52,11 +63,34 @@ fn first_allowed_cpu() -> String {
     list.split([',', '-']).next().unwrap().to_string()
 }
 
+/// A file written without a durability option ends dirty in the page cache, and the finding says the
+/// upload figure is memory's; with --fsync-on-close it is silent. (Under the build directory, on a
+/// disk: a tmpfs keeps no dirty pages.)
+#[test]
+fn an_upload_left_in_the_page_cache_is_named_and_fsync_silences_it() {
+    let _alone = alone();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let run = |extra: &[&str]| {
+        let json = dir.path().join("r.json");
+        let _ = std::fs::remove_file(&json);
+        sb().args(["bandwidth", "32m", "-q", "--json"]).arg(&json).args(extra).arg(dir.path()).assert().success();
+        report(&json)
+    };
+    let r = run(&[]);
+    let d = &r.probes.dirty[0];
+    assert_eq!((d.phase.as_str(), d.written_bytes), ("upload", 32 << 20));
+    assert!(rules(&r).contains(&"writes_in_cache"), "{:?} {:?}", r.probes.dirty, r.findings);
+    let r = run(&["--fsync-on-close"]);
+    assert!(r.probes.dirty.is_empty(), "no probe when the upload is made durable");
+    assert!(!rules(&r).contains(&"writes_in_cache"));
+}
+
 /// A memory:// upload in 4 KiB blocks is CPU-bound: pinned to one core it uses all of it, and the
 /// finding says the figure is the client's limit. On every core of the machine (at least 2), the
 /// single worker uses one: silent. A loaded machine can steal the core, so up to three tries.
 #[test]
 fn one_pinned_core_saturates_and_two_do_not() {
+    let _alone = alone();
     let run = |pinned: bool| {
         let dir = tempfile::tempdir().unwrap();
         let json = dir.path().join("r.json");
@@ -67,7 +101,7 @@ fn one_pinned_core_saturates_and_two_do_not() {
         } else {
             sb()
         };
-        let out = c.args(["bandwidth", "256m", "--block", "4k", "-q", "--json"]).arg(&json).arg("memory://f/").output();
+        let out = c.args(["bandwidth", "512m", "--block", "4k", "-q", "--json"]).arg(&json).arg("memory://f/").output();
         let out = out.unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         report(&json)

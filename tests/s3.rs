@@ -492,3 +492,32 @@ fn foreign_objects_survive_and_sigterm_aborts_the_upload() {
     names.sort();
     assert_eq!(names, vec!["test_0".to_string(), "test_1".to_string()]);
 }
+
+/// Findings on an object store: through a 50 ms link (toxiproxy) each 1 MiB GET waits most of its time
+/// for the first byte, and the report says the download was latency-bound with the ceiling one GET at a
+/// time can carry; on loopback with 4 MiB blocks the wait is a small part and the rule is silent.
+#[test]
+#[ignore = "needs an S3 server: scripts/test.sh starts one"]
+fn latency_bound_through_a_slow_link_not_on_loopback() {
+    let s3 = s3();
+    let slow = common::need(&["STOREBENCH_S3_SLOW_ENDPOINT"]).remove(0);
+    let run = |endpoint: &str, block: &str| {
+        let json = tempfile::NamedTempFile::new().unwrap();
+        let out = s3
+            .cmd()
+            .args(["bandwidth", "8m", "--block", block, "--policy", "sequential", "--endpoint", endpoint, "--json"])
+            .arg(json.path())
+            .arg(format!("s3://{}/{}/", s3.bucket, unique("latency")))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (report(json.path()), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (r, text) = run(&slow, "1m");
+    let f = r.findings.iter().find(|f| f.rule == "latency_bound").unwrap_or_else(|| panic!("{text}"));
+    eprintln!("through the proxy: {}", f.verdict);
+    assert!(f.verdict.starts_with("each request waited"), "{}", f.verdict);
+    assert!(text.contains("before its first byte"), "{text}");
+    let (r, _) = run(&s3.endpoint, "4m");
+    assert!(!r.findings.iter().any(|f| f.rule == "latency_bound"), "{:?}", r.findings);
+}

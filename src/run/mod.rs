@@ -73,6 +73,17 @@ where
     (merged, outs)
 }
 
+/// Bytes the kernel holds dirty or under writeback, host-wide (Dirty + Writeback in /proc/meminfo),
+/// or None where there is no such file.
+pub fn dirty_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = |key: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(key))?;
+        line[key.len()..].split_whitespace().next()?.parse().ok()
+    };
+    Some((kib("Dirty:")? + kib("Writeback:")?) * 1024)
+}
+
 /// The CPUs this process may run on (sched_getaffinity), or None when the kernel does not say.
 pub fn usable_cores() -> Option<u32> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it for this process.

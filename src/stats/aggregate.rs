@@ -130,6 +130,32 @@ pub fn phase_report(rec: &Recorder, ops: &PhaseOps, cpu: CpuTimes, expected: u32
     })
 }
 
+/// The link's request latency and per-stream bandwidth from a set of GETs: the least-squares line
+/// time = latency + bytes / bandwidth through (bytes, total time) of each GET. When every GET has the
+/// same size (no line to fit), the median time to first byte and bytes over transfer time.
+pub fn link_fit(points: &[(u64, f64, f64)]) -> (f64, f64) {
+    // points: (bytes, total seconds, time to first byte seconds)
+    if points.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0 as f64).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 as f64 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 as f64 - mx) * (p.1 - my)).sum();
+    if sxx > 0.0 && sxy > 0.0 {
+        let slope = sxy / sxx;
+        let latency = (my - slope * mx).max(0.0);
+        return (latency, 1.0 / slope / (1u64 << 20) as f64);
+    }
+    let mut firsts: Vec<f64> = points.iter().map(|p| p.2).collect();
+    firsts.sort_by(|a, b| a.total_cmp(b));
+    let bytes: f64 = points.iter().map(|p| p.0 as f64).sum();
+    let transfer: f64 = points.iter().map(|p| p.1 - p.2).sum();
+    let mib = crate::units::mib_per_s(bytes, transfer);
+    (super::percentile_of_sorted(&firsts, 0.5), mib)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

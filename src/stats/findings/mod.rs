@@ -15,12 +15,31 @@ pub struct Probes {
     /// Page-cache residency of the files about to be read, per rank and phase (local files only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub page_cache: Vec<Residency>,
+    /// Data a write phase left dirty in the page cache, per rank and phase (local files written
+    /// without --direct, --fsync-on-close or --hflush).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirty: Vec<Dirty>,
+}
+
+/// How much of what a write phase wrote was still unwritten to the device when it ended: the growth
+/// of the kernel's Dirty + Writeback (/proc/meminfo) over the phase, at most the bytes written.
+/// System-wide, so other writers on the host add to it; the evidence says so.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dirty {
+    /// The write phase ("upload").
+    pub phase: String,
+    /// The rank that wrote.
+    pub rank: u32,
+    /// Growth of Dirty + Writeback over the phase, capped at `written_bytes`.
+    pub dirty_bytes: u64,
+    /// Bytes the phase wrote.
+    pub written_bytes: u64,
 }
 
 impl Probes {
     /// True when no probe measured anything.
     pub fn is_empty(&self) -> bool {
-        self.cores.is_none() && self.page_cache.is_empty()
+        self.cores.is_none() && self.page_cache.is_empty() && self.dirty.is_empty()
     }
 }
 
@@ -54,6 +73,11 @@ pub struct Finding {
 
 /// A read phase whose file was at least this resident (percent) measured memory, not the device.
 pub const PAGE_CACHE_PCT: f64 = 50.0;
+/// Requests that spent at least this share of their time waiting for the first byte were bound by
+/// the link's latency.
+pub const LATENCY_SHARE: f64 = 0.5;
+/// A write phase that left at least this much (percent) of its bytes dirty measured the page cache.
+pub const DIRTY_PCT: f64 = 50.0;
 /// A phase whose process CPU per wall second reached this share of its usable cores was bound by
 /// the client's CPU.
 pub const CPU_SATURATED_SHARE: f64 = 0.9;
@@ -70,8 +94,17 @@ const PUSHBACK: &[&str] = &["http_retries", "http_throttled", "http_5xx", "http_
 
 /// Every finding of a report, most important first.
 pub fn of(r: &RunReport) -> Vec<Finding> {
-    let rules: [fn(&RunReport) -> Vec<Finding>; 7] =
-        [page_cache, cpu_saturated, upload_in_close, stragglers, pushback, unstable, short_phases];
+    let rules: [fn(&RunReport) -> Vec<Finding>; 9] = [
+        page_cache,
+        writes_in_cache,
+        cpu_saturated,
+        latency_bound,
+        upload_in_close,
+        stragglers,
+        pushback,
+        unstable,
+        short_phases,
+    ];
     rules.iter().flat_map(|rule| rule(r)).collect()
 }
 
@@ -114,13 +147,50 @@ pub fn page_cache(r: &RunReport) -> Vec<Finding> {
     out
 }
 
+/// Writes that only reached the page cache: at least [`DIRTY_PCT`] of a write phase's bytes still
+/// dirty when it ended.
+pub fn writes_in_cache(r: &RunReport) -> Vec<Finding> {
+    let mut phases: Vec<&str> = r.probes.dirty.iter().map(|d| d.phase.as_str()).collect();
+    phases.dedup();
+    let mut out = Vec::new();
+    for phase in phases {
+        let of_phase = r.probes.dirty.iter().filter(|d| d.phase == phase);
+        let (dirty, written) = of_phase.fold((0u64, 0u64), |(a, b), d| (a + d.dirty_bytes, b + d.written_bytes));
+        if written == 0 {
+            continue;
+        }
+        let pct = dirty as f64 * 100.0 / written as f64;
+        if pct < DIRTY_PCT {
+            continue;
+        }
+        let mut evidence = vec![format!(
+            "dirty_pct = {pct:.0} % ({dirty} of {written} bytes: growth of Dirty + Writeback in /proc/meminfo over \
+             the {phase}, host-wide)"
+        )];
+        if let Some(p) = r.phases.iter().find(|p| p.name == phase) {
+            evidence.push(format!("{phase} mbyte_per_s = {:.1} MiB/s", p.mbyte_per_s));
+        }
+        out.push(finding(
+            "writes_in_cache",
+            format!(
+                "{pct:.0} % of the {phase}'s bytes were still in the page cache, unwritten, when it ended: the \
+                 figure is how fast memory took them, not the disk"
+            ),
+            evidence,
+            "add --fsync-on-close (close() then waits for the device and is timed) or --direct",
+        ));
+    }
+    out
+}
+
 /// The client's CPU saturated: a phase's process CPU per wall second (per rank) at or above
-/// [`CPU_SATURATED_SHARE`] of the cores it may use.
+/// [`CPU_SATURATED_SHARE`] of the cores it may use. Phases under [`SHORT_PHASE_S`] are left out: CPU
+/// time is counted in scheduler ticks, too coarse for them.
 pub fn cpu_saturated(r: &RunReport) -> Vec<Finding> {
     let Some(cores) = r.probes.cores.filter(|&c| c > 0) else { return Vec::new() };
     let ranks = r.tasks.iter().map(|t| t.rank).max().map_or(1, |m| m + 1) as f64;
     let mut out = Vec::new();
-    for p in r.phases.iter().filter(|p| p.duration_s > 0.0) {
+    for p in r.phases.iter().filter(|p| p.duration_s >= SHORT_PHASE_S) {
         let used = p.cpu.total_s / p.duration_s / ranks;
         if used < CPU_SATURATED_SHARE * cores as f64 {
             continue;
@@ -140,6 +210,53 @@ pub fn cpu_saturated(r: &RunReport) -> Vec<Finding> {
         ));
     }
     out
+}
+
+/// Latency-bound reads: on stores that answer requests (object stores' GETs, HDFS DataNode reads),
+/// the fit time = latency + bytes / bandwidth through the download's block requests puts at least
+/// [`LATENCY_SHARE`] of a typical request in the wait for its first byte. The verdict gives the
+/// ceiling the observed concurrency can carry: in-flight x block / (latency + block / bandwidth).
+pub fn latency_bound(r: &RunReport) -> Vec<Finding> {
+    use super::sample::OpKind;
+    let requests =
+        r.counters.iter().any(|g| g.counters.iter().any(|(n, _)| n == "get_requests" || n == "datanode_reads"));
+    let Some(phase) = r.phases.iter().find(|p| p.name == "download" && p.duration_s > 0.0) else { return Vec::new() };
+    let blocks: Vec<_> = r.events.iter().filter(|e| e.op == OpKind::DownloadBlock && e.error.is_none()).collect();
+    if !requests || blocks.len() < 2 {
+        return Vec::new();
+    }
+    let s = |ns: u64| ns as f64 / 1e9;
+    let points: Vec<(u64, f64, f64)> = blocks
+        .iter()
+        .map(|e| (e.bytes, s(e.end_ns - e.start_ns), s(e.first_byte_ns.max(e.start_ns) - e.start_ns)))
+        .collect();
+    let (latency, stream_mib) = super::aggregate::link_fit(&points);
+    let mut totals: Vec<f64> = points.iter().map(|p| p.1).collect();
+    totals.sort_by(f64::total_cmp);
+    let typical = super::percentile_of_sorted(&totals, 0.5);
+    if typical <= 0.0 || latency / typical < LATENCY_SHARE {
+        return Vec::new();
+    }
+    let in_flight = totals.iter().sum::<f64>() / phase.duration_s;
+    let block = blocks.iter().map(|e| e.bytes).max().unwrap_or(0) as f64;
+    let per_request = latency + if stream_mib > 0.0 { block / (stream_mib * crate::units::MIB) } else { 0.0 };
+    let ceiling = crate::units::mib_per_s(in_flight * block, per_request);
+    vec![finding(
+        "latency_bound",
+        format!(
+            "each request waited {:.1} ms before its first byte ({:.0} % of it): {in_flight:.1} in flight can carry \
+             at most {ceiling:.1} MiB/s here",
+            latency * 1e3,
+            latency / typical * 100.0
+        ),
+        vec![
+            format!("request_latency_s = {latency:.4} s (fit over {} download requests)", blocks.len()),
+            format!("median request {typical:.4} s; stream_mib_per_s = {stream_mib:.1} MiB/s"),
+            format!("requests in flight (sum of request times / duration_s) = {in_flight:.2}"),
+            format!("download mbyte_per_s = {:.1} MiB/s", phase.mbyte_per_s),
+        ],
+        "raise --prefetch or --threads (more requests in flight) or the block size (fewer waits per byte)",
+    )]
 }
 
 /// The upload happened in close(): close_s at least [`CLOSE_SHARE`] of the upload phase.

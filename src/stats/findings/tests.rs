@@ -49,6 +49,57 @@ fn page_cache_at_and_above_half_resident() {
 }
 
 #[test]
+fn writes_in_cache_from_half_the_bytes_dirty() {
+    let mut r = bandwidth(2.0);
+    let dirty = |d: u64| Dirty { phase: "upload".into(), rank: 0, dirty_bytes: d, written_bytes: 100 };
+    r.probes.dirty = vec![dirty(49)];
+    assert!(writes_in_cache(&r).is_empty());
+    r.probes.dirty = vec![dirty(50)];
+    let f = writes_in_cache(&r);
+    assert_eq!(rules(&f), ["writes_in_cache"]);
+    assert!(f[0].verdict.starts_with("50 % of the upload's bytes were still in the page cache"), "{}", f[0].verdict);
+}
+
+/// Download requests of 1 MiB, each `wait` s to first byte and `total` s in all, one after the other.
+fn with_requests(wait: f64, total: f64) -> RunReport {
+    use crate::stats::sample::{Event, OpKind};
+    let mut r = bandwidth(1.0);
+    let ns = |s: f64| (s * 1e9) as u64;
+    r.events = (0..10u64)
+        .map(|i| Event {
+            op: OpKind::DownloadBlock,
+            bytes: 1 << 20,
+            offset: i << 20,
+            start_ns: i * ns(total),
+            first_byte_ns: i * ns(total) + ns(wait),
+            end_ns: (i + 1) * ns(total),
+            error: None,
+        })
+        .collect();
+    r.phases[1].duration_s = 10.0 * total;
+    r.counters = vec![CounterGroup { scope: "store".into(), counters: vec![("get_requests".into(), 10)] }];
+    r
+}
+
+#[test]
+fn latency_bound_when_half_of_each_request_is_waiting() {
+    assert!(latency_bound(&with_requests(0.004, 0.010)).is_empty(), "40 % waiting");
+    // 50 ms to first byte of 60 ms, one at a time: 1 MiB / (0.05 + 1 MiB / 100 MiB/s) = 16.7 MiB/s.
+    let f = latency_bound(&with_requests(0.050, 0.060));
+    assert_eq!(rules(&f), ["latency_bound"]);
+    assert!(
+        f[0].verdict.starts_with("each request waited 50.0 ms before its first byte (83 % of it)"),
+        "{}",
+        f[0].verdict
+    );
+    assert!(f[0].verdict.ends_with("1.0 in flight can carry at most 16.7 MiB/s here"), "{}", f[0].verdict);
+    // A local file counts no requests: its "first byte" is the read's end, so the rule says nothing.
+    let mut r = with_requests(0.050, 0.060);
+    r.counters.clear();
+    assert!(latency_bound(&r).is_empty());
+}
+
+#[test]
 fn cpu_saturated_at_ninety_percent_of_the_cores() {
     let mut r = bandwidth(2.0);
     r.probes.cores = Some(2);
@@ -60,6 +111,11 @@ fn cpu_saturated_at_ninety_percent_of_the_cores() {
     assert!(f[0].verdict.starts_with("the client used 1.80 of 2 cores during the upload"), "{}", f[0].verdict);
     r.probes.cores = None;
     assert!(cpu_saturated(&r).is_empty(), "without the core count nothing is said");
+    // 0.4 s at 2 cores' worth of CPU: too short for tick-counted CPU time to say anything.
+    let mut r = bandwidth(0.4);
+    r.probes.cores = Some(2);
+    r.phases[0].cpu.total_s = 0.8;
+    assert!(cpu_saturated(&r).is_empty());
 }
 
 #[test]

@@ -217,6 +217,8 @@ pub struct BandwidthRun {
     pub cleanup_errors: Vec<String>,
     /// Page-cache residency of the file just before the download (local files).
     pub residency: Vec<crate::stats::findings::Residency>,
+    /// What the upload left dirty in the page cache (local files without a durability option).
+    pub dirty: Vec<crate::stats::findings::Dirty>,
 }
 
 struct Bw<'a> {
@@ -487,9 +489,20 @@ pub fn run(
 
     let mut result = Ok(());
     if !plan.read_only {
+        // Local files written with no durability option end in the page cache: how much, host-wide.
+        let cached = target.store.capabilities().direct_io && !plan.direct && !plan.fsync_on_close && !plan.hflush;
+        let dirty0 = if cached { crate::run::dirty_bytes() } else { None };
         let cpu0 = CpuTimes::process();
         let up = bw.upload(&file, &mut out);
         out.upload_cpu = CpuTimes::process().since(cpu0);
+        if let (Some(before), Some(after), true) = (dirty0, crate::run::dirty_bytes(), up.is_ok()) {
+            out.dirty.push(crate::stats::findings::Dirty {
+                phase: "upload".into(),
+                rank: 0,
+                dirty_bytes: after.saturating_sub(before).min(plan.size),
+                written_bytes: plan.size,
+            });
+        }
         result = up.map(|_| wrote = true);
     }
 

@@ -43,6 +43,9 @@ pub struct RankPart {
     /// Its file's page-cache residency before the download.
     #[serde(default)]
     pub residency: Vec<crate::stats::findings::Residency>,
+    /// What its upload left dirty.
+    #[serde(default)]
+    pub dirty: Vec<crate::stats::findings::Dirty>,
     /// Why it stopped early: an error, or "interrupted".
     pub failure: Option<String>,
     /// Ctrl-C stopped it.
@@ -65,6 +68,7 @@ impl RankPart {
             download_cpu: out.download_cpu,
             counters: out.counters,
             residency: out.residency.into_iter().map(|r| crate::stats::findings::Residency { rank, ..r }).collect(),
+            dirty: out.dirty.into_iter().map(|d| crate::stats::findings::Dirty { rank, ..d }).collect(),
             interrupted: out.failure == Some(Failure::Interrupted),
             failure: match out.failure {
                 Some(Failure::Failed(m)) => Some(m),
@@ -88,6 +92,7 @@ pub fn merge_ranks(parts: Vec<RankPart>) -> Result<(Recorder, BandwidthRun, Vec<
         out.download_cpu = out.download_cpu + p.download_cpu;
         add_counter_groups(&mut out.counters, p.counters);
         out.residency.extend(p.residency);
+        out.dirty.extend(p.dirty);
         if failed.is_none() {
             failed = p.failure.map(|m| Failure::Failed(format!("rank {} ({}): {m}", p.rank, p.host)));
         }
@@ -145,5 +150,6 @@ pub fn report(
         ..crate::workload::base_report("bandwidth", target, engine, params, out.failure.as_ref(), started_at)
     };
     r.probes.page_cache = out.residency.clone();
+    r.probes.dirty = out.dirty.clone();
     r
 }
