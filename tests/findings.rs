@@ -116,3 +116,34 @@ fn one_pinned_core_saturates_and_two_do_not() {
         assert!(!rules(&r).contains(&"cpu_saturated"), "one worker on {:?} cores: {:?}", r.probes.cores, r.findings);
     }
 }
+
+/// dfsio -read of two files, one of them evicted from the page cache: that task reads from the disk
+/// while the other reads memory, the whole-run rate falls far below the stonewall rate, and the
+/// finding names the slow task. (Under the build directory, on a disk.)
+#[test]
+fn dfsio_names_the_task_that_read_from_the_disk() {
+    let _alone = alone();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = dir.path().join("T");
+    let dfsio = |mode: &str, json: Option<&std::path::Path>| {
+        let mut c = sb();
+        c.args(["dfsio", mode, "-nrFiles", "2", "-fileSize", "64MB", "-rootDir"]).arg(&root);
+        if let Some(j) = json {
+            c.arg("--json").arg(j);
+        }
+        c.assert().success();
+    };
+    dfsio("-write", None);
+    let slow = root.join("io_data/test_io_1");
+    let f = std::fs::File::open(&slow).unwrap();
+    f.sync_all().unwrap();
+    // SAFETY: advisory call on an open descriptor.
+    let r = unsafe { libc::posix_fadvise(std::os::fd::AsRawFd::as_raw_fd(&f), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    assert_eq!(r, 0);
+    let json = dir.path().join("read.json");
+    dfsio("-read", Some(&json));
+    dfsio("-clean", None);
+    let r = report(&json);
+    let f = r.findings.iter().find(|f| f.rule == "stragglers").unwrap_or_else(|| panic!("{:?}", r.findings));
+    assert!(f.evidence.iter().any(|e| e.starts_with("task 1 (rank 0,")), "{:?}", f.evidence);
+}
