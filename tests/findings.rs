@@ -85,7 +85,7 @@ fn an_upload_left_in_the_page_cache_is_named_and_fsync_silences_it() {
     assert!(!rules(&r).contains(&"writes_in_cache"));
 }
 
-/// A memory:// upload in 4 KiB blocks is CPU-bound: pinned to one core it uses all of it, and the
+/// A memory:// upload in 1 KiB blocks is CPU-bound: pinned to one core it uses all of it, and the
 /// finding says the figure is the client's limit. On every core of the machine (at least 2), the
 /// single worker uses one: silent. A loaded machine can steal the core, so up to three tries.
 #[test]
@@ -101,7 +101,7 @@ fn one_pinned_core_saturates_and_two_do_not() {
         } else {
             sb()
         };
-        let out = c.args(["bandwidth", "512m", "--block", "4k", "-q", "--json"]).arg(&json).arg("memory://f/").output();
+        let out = c.args(["bandwidth", "512m", "--block", "1k", "-q", "--json"]).arg(&json).arg("memory://f/").output();
         let out = out.unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         report(&json)
@@ -146,4 +146,27 @@ fn dfsio_names_the_task_that_read_from_the_disk() {
     let r = report(&json);
     let f = r.findings.iter().find(|f| f.rule == "stragglers").unwrap_or_else(|| panic!("{:?}", r.findings));
     assert!(f.evidence.iter().any(|e| e.starts_with("task 1 (rank 0,")), "{:?}", f.evidence);
+}
+
+/// transfer read-write with 4 KiB buffers keeps its sending thread busy (a read and a write per 4 KiB):
+/// the finding says the sender's CPU bound it and names sendfile's cost per GiB against it. (On
+/// loopback sendfile's sender can be CPU-bound too: the kernel's copy is the whole path.) A loaded
+/// machine can steal the core: three tries.
+#[test]
+fn transfer_read_write_4k_is_bound_by_the_senders_cpu() {
+    let _alone = alone();
+    let run = || {
+        let json = tempfile::NamedTempFile::new().unwrap();
+        sb().args(["transfer", "--size", "256m", "--method", "read-write,sendfile", "--buffer", "4k", "-q", "--json"])
+            .arg(json.path())
+            .assert()
+            .success();
+        report(json.path())
+    };
+    let read_write = |r: storebench::stats::report::RunReport| {
+        r.findings.into_iter().find(|f| f.verdict.starts_with("read-write 4 KiB kept its sending thread"))
+    };
+    let f = (0..3).find_map(|_| read_write(run())).expect("read-write 4 KiB was never CPU-bound");
+    assert_eq!(f.rule, "sender_cpu_bound");
+    assert!(f.evidence.iter().any(|e| e.starts_with("sendfile") && e.ends_with("x less)")), "{:?}", f.evidence);
 }

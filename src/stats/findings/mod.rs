@@ -87,6 +87,11 @@ pub const CLOSE_SHARE: f64 = 0.5;
 pub const STRAGGLER_GAP: f64 = 0.2;
 /// Repeats whose throughput varies more than this (coefficient of variation) are unstable.
 pub const UNSTABLE_CV: f64 = 0.10;
+/// A transfer's one sending thread busy this share of the wall time has little left to wait on the
+/// link: the rest is the receiver's pace.
+pub const SENDER_BUSY_SHARE: f64 = 0.8;
+/// Transfer runs shorter than this (seconds) are left out of [`sender_cpu_bound`].
+pub const MIN_TRANSFER_S: f64 = 0.1;
 /// A timed phase shorter than this (seconds) says little: start-up and timer effects dominate.
 pub const SHORT_PHASE_S: f64 = 0.5;
 /// HTTP counters that mean the store pushed back or the network failed.
@@ -94,11 +99,12 @@ const PUSHBACK: &[&str] = &["http_retries", "http_throttled", "http_5xx", "http_
 
 /// Every finding of a report, most important first.
 pub fn of(r: &RunReport) -> Vec<Finding> {
-    let rules: [fn(&RunReport) -> Vec<Finding>; 9] = [
+    let rules: [fn(&RunReport) -> Vec<Finding>; 10] = [
         page_cache,
         writes_in_cache,
         cpu_saturated,
         latency_bound,
+        sender_cpu_bound,
         upload_in_close,
         stragglers,
         pushback,
@@ -257,6 +263,64 @@ pub fn latency_bound(r: &RunReport) -> Vec<Finding> {
         ],
         "raise --prefetch or --threads (more requests in flight) or the block size (fewer waits per byte)",
     )]
+}
+
+/// A transfer method whose sending thread was busy at least [`SENDER_BUSY_SHARE`] of the wall time
+/// (mean over its runs of at least [`MIN_TRANSFER_S`]): the sender's CPU, not the link, bound it.
+/// The cheapest method per GiB of the same run is named against it.
+pub fn sender_cpu_bound(r: &RunReport) -> Vec<Finding> {
+    let Some(Section::Transfer(t)) = &r.section else { return Vec::new() };
+    let ok: Vec<_> = t.runs.iter().filter(|x| x.status == "ok").collect();
+    let mut keys: Vec<(&str, u64)> = Vec::new();
+    for x in &ok {
+        if !keys.contains(&(x.method.as_str(), x.buffer)) {
+            keys.push((x.method.as_str(), x.buffer));
+        }
+    }
+    let mean = |m: &str, b: u64, f: &dyn Fn(&super::transfer::TransferRun) -> f64| {
+        let v: Vec<f64> = ok.iter().filter(|x| x.method == m && x.buffer == b).map(|x| f(x)).collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    let per_gib = |m: &str, b: u64| mean(m, b, &|x| x.cpu_s_per_gib.unwrap_or(0.0));
+    let cheapest = keys.iter().copied().min_by(|a, b| per_gib(a.0, a.1).total_cmp(&per_gib(b.0, b.1)));
+    let mut out = Vec::new();
+    for &(m, b) in &keys {
+        let timed: Vec<f64> = ok
+            .iter()
+            .filter(|x| x.method == m && x.buffer == b && x.wall_s >= MIN_TRANSFER_S)
+            .map(|x| x.sender.total_s() / x.wall_s)
+            .collect();
+        let busy = timed.iter().sum::<f64>() / timed.len().max(1) as f64;
+        if timed.is_empty() || busy < SENDER_BUSY_SHARE {
+            continue;
+        }
+        let name = format!("{m} {}", crate::units::human_bytes(b));
+        let mut evidence = vec![
+            format!("sender cpu / wall_s = {:.0} % (mean over runs)", busy * 100.0),
+            format!("{name}: {:.1} MB/s, {:.3} CPU-s/GiB", mean(m, b, &|x| x.mb_s), per_gib(m, b)),
+        ];
+        let mut advice = "a larger --buffer or a zero-copy method (sendfile, splice) frees the sender's CPU";
+        if let Some((cm, cb)) = cheapest.filter(|&(cm, cb)| (cm, cb) != (m, b) && per_gib(cm, cb) > 0.0) {
+            evidence.push(format!(
+                "{cm} {}: {:.3} CPU-s/GiB ({:.1}x less)",
+                crate::units::human_bytes(cb),
+                per_gib(cm, cb),
+                per_gib(m, b) / per_gib(cm, cb)
+            ));
+            advice = "the cheaper method above moves the same bytes for less CPU: on a busy server that is what \
+                      leaves room for more clients";
+        }
+        out.push(finding(
+            "sender_cpu_bound",
+            format!(
+                "{name} kept its sending thread {:.0} % busy: the sender's CPU, not the link, bound it",
+                busy * 100.0
+            ),
+            evidence,
+            advice,
+        ));
+    }
+    out
 }
 
 /// The upload happened in close(): close_s at least [`CLOSE_SHARE`] of the upload phase.

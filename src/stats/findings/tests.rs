@@ -100,6 +100,28 @@ fn latency_bound_when_half_of_each_request_is_waiting() {
 }
 
 #[test]
+fn sender_cpu_bound_names_the_busy_method_and_the_cheapest() {
+    use crate::stats::cpu::CpuTimes;
+    use crate::stats::transfer::{figures, TransferSection};
+    let mut r = bandwidth(1.0);
+    r.phases.clear();
+    // read-write 4 KiB: 1 GiB in 2 s with 1.9 s of CPU (95 % busy); sendfile: 1 GiB in 0.5 s, 0.1 s.
+    let runs = vec![
+        figures("read-write", 4096, 1, 1 << 30, 2.0, CpuTimes { user_s: 0.1, system_s: 1.8 }, None),
+        figures("sendfile", 1 << 20, 1, 1 << 30, 0.5, CpuTimes { user_s: 0.0, system_s: 0.1 }, None),
+    ];
+    r.section = Some(Section::Transfer(TransferSection { source: "f".into(), bytes: 1 << 30, to: "x".into(), runs }));
+    let f = sender_cpu_bound(&r);
+    assert_eq!(rules(&f), ["sender_cpu_bound"]);
+    assert!(f[0].verdict.starts_with("read-write 4 KiB kept its sending thread 95 % busy"), "{}", f[0].verdict);
+    assert!(f[0].evidence[2].contains("sendfile 1 MiB: 0.100 CPU-s/GiB (19.0x less)"), "{:?}", f[0].evidence);
+    // At 75 % busy nothing is said.
+    let Some(Section::Transfer(t)) = &mut r.section else { unreachable!() };
+    t.runs[0].sender = CpuTimes { user_s: 0.1, system_s: 1.4 };
+    assert!(sender_cpu_bound(&r).is_empty());
+}
+
+#[test]
 fn cpu_saturated_at_ninety_percent_of_the_cores() {
     let mut r = bandwidth(2.0);
     r.probes.cores = Some(2);
