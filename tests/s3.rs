@@ -521,3 +521,65 @@ fn latency_bound_through_a_slow_link_not_on_loopback() {
     let (r, _) = run(&s3.endpoint, "4m");
     assert!(!r.findings.iter().any(|f| f.rule == "latency_bound"), "{:?}", r.findings);
 }
+
+/// A proxy in front of the S3 server that answers the first request it gets with 503 SlowDown and
+/// closes, then forwards every later connection byte for byte: the store's client retries, and the
+/// findings say the store pushed back. Without the proxy, nothing is said.
+#[test]
+#[ignore = "needs an S3 server: scripts/test.sh starts one"]
+fn a_slowdown_answer_is_counted_and_named() {
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    let s3 = s3();
+    let upstream = s3.endpoint.trim_start_matches("http://").to_string();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let proxy = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for (i, conn) in listener.incoming().enumerate() {
+            let Ok(mut client) = conn else { continue };
+            let _ = client.set_read_timeout(Some(std::time::Duration::from_secs(10)));
+            if i == 0 {
+                // Read the request head, refuse it as S3 does when it throttles, close.
+                let mut head = Vec::new();
+                let mut b = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && client.read(&mut b).map(|n| n == 1).unwrap_or(false) {
+                    head.extend_from_slice(&b);
+                }
+                let body = "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+                let _ = write!(
+                    client,
+                    "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                continue;
+            }
+            let Ok(server) = TcpStream::connect(&upstream) else { continue };
+            let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            let (mut c1, mut s1) = (client, server);
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut c1, &mut s1);
+                let _ = s1.shutdown(std::net::Shutdown::Write);
+            });
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut s2, &mut c2);
+                let _ = c2.shutdown(std::net::Shutdown::Write);
+            });
+        }
+    });
+    let run = |endpoint: &str| {
+        let json = tempfile::NamedTempFile::new().unwrap();
+        s3.cmd()
+            .args(["bandwidth", "2m", "--block", "1m", "-q", "--endpoint", endpoint, "--json"])
+            .arg(json.path())
+            .arg(format!("s3://{}/{}/", s3.bucket, unique("pushback")))
+            .assert()
+            .success();
+        report(json.path())
+    };
+    let r = run(&proxy);
+    let f = r.findings.iter().find(|f| f.rule == "pushback").unwrap_or_else(|| panic!("{:?}", r.counters));
+    assert!(f.evidence.iter().any(|e| e == "store http_throttled = 1"), "{:?}", f.evidence);
+    assert!(f.evidence.iter().any(|e| e == "store http_retries = 1"), "{:?}", f.evidence);
+    let r = run(&s3.endpoint);
+    assert!(!r.findings.iter().any(|f| f.rule == "pushback"), "{:?}", r.findings);
+}
