@@ -144,6 +144,10 @@ fn dfsio_names_the_task_that_read_from_the_disk() {
     dfsio("-read", Some(&json));
     dfsio("-clean", None);
     let r = report(&json);
+    // The probe before the read saw one of the two files resident: at the threshold, so said too.
+    let p = &r.probes.page_cache[0];
+    assert_eq!((p.phase.as_str(), p.file_bytes), ("read", 128 << 20));
+    assert!(p.resident_bytes >= 60 << 20 && p.resident_bytes <= 68 << 20, "{p:?}");
     let f = r.findings.iter().find(|f| f.rule == "stragglers").unwrap_or_else(|| panic!("{:?}", r.findings));
     assert!(f.evidence.iter().any(|e| e.starts_with("task 1 (rank 0,")), "{:?}", f.evidence);
 }

@@ -83,6 +83,8 @@ impl Command for Dfsio {
         let tasks: Vec<u64> = (0..plan.nr_files).filter(|k| k % dist.size() as u64 == dist.rank() as u64).collect();
         let total = tasks.len() as u64 * plan.file_size;
         let progress = Progress::start(ctx.bytes_done.clone(), total, rank.quiet);
+        let residency =
+            if plan.mode == Mode::Read { dfsio::residency(target, plan, &tasks, dist.rank()) } else { None };
         let out = dfsio::run(target, plan, &tasks, &ctx, dist.rank(), &rank.host);
         drop(progress);
         Ok(RankResult {
@@ -95,6 +97,7 @@ impl Command for Dfsio {
             stonewall: out.stonewall,
             calls: Some(out.calls.to_data()),
             counters: target.store.counters(),
+            residency,
         })
     }
 
@@ -127,6 +130,7 @@ impl Command for Dfsio {
         let counters = if plan.mode == Mode::Clean { target.store.counters() } else { out.counters.clone() };
         report.counters = vec![CounterGroup { scope: "store".into(), counters }];
         report.section = Some(crate::stats::report::Section::Dfsio(run));
+        report.probes.page_cache = out.residency.clone();
         let mut file_errors = Vec::new();
         // TestDFSIO appends its result lines to -resFile; storebench adds the raw aggregates after
         // them. Only a complete run with finite figures is appended: a failed or interrupted one would

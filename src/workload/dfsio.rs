@@ -84,6 +84,8 @@ pub struct Outcome {
     pub calls: Histogram,
     /// The store's counters, summed over ranks.
     pub counters: Vec<(String, u64)>,
+    /// Page-cache residency of each rank's files before the read (local files).
+    pub residency: Vec<crate::stats::findings::Residency>,
 }
 
 /// Checks the files a run needs and makes the directories -write needs. Returns a one-line error.
@@ -224,6 +226,28 @@ pub fn clean(target: &Target, plan: &DfsioPlan) -> Result<(u64, Vec<String>), St
         }
     }
     Ok((removed, left))
+}
+
+/// How much of this rank's task files is in the page cache before a read, on stores that can tell
+/// (one probe, outside the timed tasks).
+pub fn residency(
+    target: &Target,
+    plan: &DfsioPlan,
+    tasks: &[u64],
+    rank: u32,
+) -> Option<crate::stats::findings::Residency> {
+    let t0 = std::time::Instant::now();
+    let mut resident = 0;
+    for &k in tasks {
+        resident += target.store.resident_bytes(&plan.file(k), plan.file_size)?;
+    }
+    Some(crate::stats::findings::Residency {
+        phase: "read".into(),
+        rank,
+        resident_bytes: resident,
+        file_bytes: tasks.len() as u64 * plan.file_size,
+        probe_s: t0.elapsed().as_secs_f64(),
+    })
 }
 
 /// Runs every task of this process (`tasks`) on `plan.threads` workers.
@@ -420,6 +444,9 @@ pub struct RankResult {
     pub calls: Option<HistogramData>,
     /// Its store's counters.
     pub counters: Vec<(String, u64)>,
+    /// Page-cache residency of its files before the read (local files).
+    #[serde(default)]
+    pub residency: Option<crate::stats::findings::Residency>,
 }
 
 /// Merges every rank's result into one outcome. Across ranks the stonewall is interpolated: when the
@@ -442,6 +469,7 @@ pub fn merge(results: Vec<RankResult>) -> Outcome {
             out.calls.merge(&h);
         }
         crate::stats::report::add_counters(&mut out.counters, r.counters);
+        out.residency.extend(r.residency);
     }
     out.tasks.sort_by_key(|t| t.task);
     if !single {
