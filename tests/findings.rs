@@ -174,3 +174,24 @@ fn transfer_read_write_4k_is_bound_by_the_senders_cpu() {
     assert_eq!(f.rule, "sender_cpu_bound");
     assert!(f.evidence.iter().any(|e| e.starts_with("sendfile") && e.ends_with("x less)")), "{:?}", f.evidence);
 }
+
+/// ops with 10 operations per repeat: the finding says its percentiles are single operations; with
+/// 200 it is silent.
+#[test]
+fn ops_with_too_few_operations_is_told_so() {
+    let _alone = alone();
+    let run = |n: &str| {
+        let json = tempfile::NamedTempFile::new().unwrap();
+        sb().args(["ops", "--op", "stat", "--threads", "1", "--iterations", n, "--repeats", "1", "--prepare", "-q"])
+            .arg("--json")
+            .arg(json.path())
+            .arg("memory://few/")
+            .assert()
+            .success();
+        report(json.path())
+    };
+    let r = run("10");
+    let f = r.findings.iter().find(|f| f.rule == "few_ops").unwrap_or_else(|| panic!("{:?}", r.findings));
+    assert_eq!(f.evidence, ["repeat 1 ops = 10"]);
+    assert!(!rules(&run("200")).contains(&"few_ops"));
+}

@@ -92,6 +92,10 @@ pub const UNSTABLE_CV: f64 = 0.10;
 pub const SENDER_BUSY_SHARE: f64 = 0.8;
 /// Transfer runs shorter than this (seconds) are left out of [`sender_cpu_bound`].
 pub const MIN_TRANSFER_S: f64 = 0.1;
+/// A first repeat slower than the others' mean by more than this share was cold.
+pub const COLD_FIRST_GAP: f64 = 0.2;
+/// A repeat with fewer operations than this has no tail: its p99 is its slowest operation.
+pub const MIN_OPS: u64 = 100;
 /// A timed phase shorter than this (seconds) says little: start-up and timer effects dominate.
 pub const SHORT_PHASE_S: f64 = 0.5;
 /// HTTP counters that mean the store pushed back or the network failed.
@@ -99,7 +103,7 @@ const PUSHBACK: &[&str] = &["http_retries", "http_throttled", "http_5xx", "http_
 
 /// Every finding of a report, most important first.
 pub fn of(r: &RunReport) -> Vec<Finding> {
-    let rules: [fn(&RunReport) -> Vec<Finding>; 10] = [
+    let rules: [fn(&RunReport) -> Vec<Finding>; 12] = [
         page_cache,
         writes_in_cache,
         cpu_saturated,
@@ -109,6 +113,8 @@ pub fn of(r: &RunReport) -> Vec<Finding> {
         stragglers,
         pushback,
         unstable,
+        cold_first,
+        few_ops,
         short_phases,
     ];
     rules.iter().flat_map(|rule| rule(r)).collect()
@@ -438,6 +444,51 @@ pub fn unstable(r: &RunReport) -> Vec<Finding> {
         ),
         evidence,
         "run longer (--duration) or more repeats; look for other load on the machine or the store",
+    )]
+}
+
+/// A cold first repeat: with at least 3 repeats, the first one's ops/s below the others' mean by
+/// more than [`COLD_FIRST_GAP`].
+pub fn cold_first(r: &RunReport) -> Vec<Finding> {
+    let Some(Section::Ops(run)) = &r.section else { return Vec::new() };
+    let (Some(first), Some(warm)) = (run.repeats.first(), run.warm_statistics.iter().find(|w| w.name == "ops_per_s"))
+    else {
+        return Vec::new();
+    };
+    if warm.mean <= 0.0 || first.summary.ops_per_s >= (1.0 - COLD_FIRST_GAP) * warm.mean {
+        return Vec::new();
+    }
+    let pct = first.summary.ops_per_s / warm.mean * 100.0;
+    vec![finding(
+        "cold_first",
+        format!("the first repeat ran at {pct:.0} % of the others' rate: it was cold (caches, connections, metadata)"),
+        vec![format!(
+            "repeat 1 ops_per_s = {:.1}; repeats 2..{} mean = {:.1}",
+            first.summary.ops_per_s,
+            warm.n + 1,
+            warm.mean
+        )],
+        "quote the warm statistics (repeats 2..R, printed under the table), or add a warm-up repeat",
+    )]
+}
+
+/// Repeats with fewer than [`MIN_OPS`] operations: their percentiles are single operations.
+pub fn few_ops(r: &RunReport) -> Vec<Finding> {
+    let Some(Section::Ops(run)) = &r.section else { return Vec::new() };
+    let few: Vec<String> = run
+        .repeats
+        .iter()
+        .filter(|x| x.summary.ops < MIN_OPS)
+        .map(|x| format!("repeat {} ops = {}", x.repeat, x.summary.ops))
+        .collect();
+    if few.is_empty() {
+        return Vec::new();
+    }
+    vec![finding(
+        "few_ops",
+        format!("{} repeat(s) ran fewer than {MIN_OPS} operations: their p99 is their slowest operation", few.len()),
+        few,
+        "more --iterations or a --duration: 100 operations per repeat for p99, 1,000 for p99.9",
     )]
 }
 

@@ -197,6 +197,37 @@ fn unstable_over_ten_percent_cv() {
 }
 
 #[test]
+fn cold_first_below_four_fifths_of_the_others() {
+    let mut r = fixture("ops");
+    let set = |r: &mut RunReport, first: f64, warm: f64| {
+        let Some(Section::Ops(run)) = &mut r.section else { panic!("ops fixture") };
+        run.repeats[0].summary.ops_per_s = first;
+        run.warm_statistics.iter_mut().find(|s| s.name == "ops_per_s").unwrap().mean = warm;
+    };
+    set(&mut r, 80.0, 100.0);
+    assert!(cold_first(&r).is_empty(), "80 % is the limit");
+    set(&mut r, 50.0, 100.0);
+    let f = cold_first(&r);
+    assert_eq!(rules(&f), ["cold_first"]);
+    assert!(f[0].verdict.starts_with("the first repeat ran at 50 % of the others' rate"), "{}", f[0].verdict);
+}
+
+#[test]
+fn few_ops_under_a_hundred_per_repeat() {
+    let mut r = fixture("ops");
+    let Some(Section::Ops(run)) = &mut r.section else { panic!("ops fixture") };
+    for x in run.repeats.iter_mut() {
+        x.summary.ops = 100;
+    }
+    assert!(few_ops(&r).is_empty());
+    let Some(Section::Ops(run)) = &mut r.section else { unreachable!() };
+    run.repeats[1].summary.ops = 99;
+    let f = few_ops(&r);
+    assert_eq!(rules(&f), ["few_ops"]);
+    assert_eq!(f[0].evidence, ["repeat 2 ops = 99"]);
+}
+
+#[test]
 fn short_phases_under_half_a_second() {
     let r = bandwidth(0.5);
     assert!(short_phases(&r).is_empty());
