@@ -124,21 +124,31 @@ fn finding(rule: &str, verdict: String, evidence: Vec<String>, advice: &str) -> 
     Finding { rule: rule.into(), verdict, evidence, advice: advice.into() }
 }
 
+/// Per phase, a part and a whole summed over the ranks' probes, for the phases where part / whole
+/// reaches `threshold` percent: (phase, part, whole, percent).
+fn shares_at_least<'a, I>(probes: I, threshold: f64) -> Vec<(&'a str, u64, u64, f64)>
+where
+    I: Iterator<Item = (&'a str, u64, u64)> + Clone,
+{
+    let mut phases: Vec<&str> = probes.clone().map(|p| p.0).collect();
+    phases.sort_unstable();
+    phases.dedup();
+    phases
+        .into_iter()
+        .filter_map(|phase| {
+            let (part, whole) =
+                probes.clone().filter(|p| p.0 == phase).fold((0u64, 0u64), |(a, b), p| (a + p.1, b + p.2));
+            let pct = part as f64 * 100.0 / whole as f64;
+            (whole > 0 && pct >= threshold).then_some((phase, part, whole, pct))
+        })
+        .collect()
+}
+
 /// Reads served from the page cache: residency before a read phase at or above [`PAGE_CACHE_PCT`].
 pub fn page_cache(r: &RunReport) -> Vec<Finding> {
-    let mut phases: Vec<&str> = r.probes.page_cache.iter().map(|p| p.phase.as_str()).collect();
-    phases.dedup();
+    let probes = r.probes.page_cache.iter().map(|p| (p.phase.as_str(), p.resident_bytes, p.file_bytes));
     let mut out = Vec::new();
-    for phase in phases {
-        let of_phase = r.probes.page_cache.iter().filter(|p| p.phase == phase);
-        let (resident, total) = of_phase.fold((0u64, 0u64), |(a, b), p| (a + p.resident_bytes, b + p.file_bytes));
-        if total == 0 {
-            continue;
-        }
-        let pct = resident as f64 * 100.0 / total as f64;
-        if pct < PAGE_CACHE_PCT {
-            continue;
-        }
+    for (phase, resident, total, pct) in shares_at_least(probes, PAGE_CACHE_PCT) {
         let mut evidence = vec![format!(
             "page_cache_resident_pct = {pct:.0} % ({} of {} bytes, mincore before the {phase})",
             resident, total
@@ -170,19 +180,9 @@ pub fn page_cache(r: &RunReport) -> Vec<Finding> {
 /// Writes that only reached the page cache: at least [`DIRTY_PCT`] of a write phase's bytes still
 /// dirty when it ended.
 pub fn writes_in_cache(r: &RunReport) -> Vec<Finding> {
-    let mut phases: Vec<&str> = r.probes.dirty.iter().map(|d| d.phase.as_str()).collect();
-    phases.dedup();
+    let probes = r.probes.dirty.iter().map(|d| (d.phase.as_str(), d.dirty_bytes, d.written_bytes));
     let mut out = Vec::new();
-    for phase in phases {
-        let of_phase = r.probes.dirty.iter().filter(|d| d.phase == phase);
-        let (dirty, written) = of_phase.fold((0u64, 0u64), |(a, b), d| (a + d.dirty_bytes, b + d.written_bytes));
-        if written == 0 {
-            continue;
-        }
-        let pct = dirty as f64 * 100.0 / written as f64;
-        if pct < DIRTY_PCT {
-            continue;
-        }
+    for (phase, dirty, written, pct) in shares_at_least(probes, DIRTY_PCT) {
         let mut evidence = vec![format!(
             "dirty_pct = {pct:.0} % ({dirty} of {written} bytes: growth of Dirty + Writeback in /proc/meminfo over \
              the {phase}, host-wide)"
