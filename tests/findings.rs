@@ -110,7 +110,7 @@ fn one_pinned_core_saturates_and_two_do_not() {
     let r = fired.expect("three runs pinned to one core and none was CPU-bound");
     assert_eq!(r.probes.cores, Some(1));
     let f = r.findings.iter().find(|f| f.rule == "cpu_saturated").unwrap();
-    assert!(f.verdict.contains("of 1 core during the upload"), "{}", f.verdict);
+    assert!(f.verdict.contains("of 1 core busy during the upload"), "{}", f.verdict);
     if storebench::run::usable_cores().unwrap_or(1) >= 2 {
         let r = run(false);
         assert!(!rules(&r).contains(&"cpu_saturated"), "one worker on {:?} cores: {:?}", r.probes.cores, r.findings);

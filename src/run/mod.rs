@@ -84,6 +84,17 @@ pub fn dirty_bytes() -> Option<u64> {
     Some((kib("Dirty:")? + kib("Writeback:")?) * 1024)
 }
 
+/// Seconds this process's threads have spent runnable but waiting for a CPU (the run delay of
+/// /proc/self/task/*/schedstat), or None where the kernel does not keep it.
+pub fn cpu_wait_s() -> Option<f64> {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) else { continue };
+        ns += text.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    }
+    Some(ns as f64 / 1e9)
+}
+
 /// The CPUs this process may run on (sched_getaffinity), or None when the kernel does not say.
 pub fn usable_cores() -> Option<u32> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it for this process.

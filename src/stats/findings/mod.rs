@@ -19,6 +19,21 @@ pub struct Probes {
     /// without --direct, --fsync-on-close or --hflush).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dirty: Vec<Dirty>,
+    /// Time the process's threads waited for a CPU during each phase, per rank (schedstat).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_wait: Vec<CpuWait>,
+}
+
+/// Time a rank's threads were runnable but not running during a phase: with the CPU they used, what
+/// the phase asked of the processor, whatever else the host was running.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpuWait {
+    /// The phase ("upload", "download").
+    pub phase: String,
+    /// The rank.
+    pub rank: u32,
+    /// Seconds spent waiting for a CPU (run delay in /proc/self/task/*/schedstat).
+    pub wait_s: f64,
 }
 
 /// How much of what a write phase wrote was still unwritten to the device when it ended: the growth
@@ -39,7 +54,7 @@ pub struct Dirty {
 impl Probes {
     /// True when no probe measured anything.
     pub fn is_empty(&self) -> bool {
-        self.cores.is_none() && self.page_cache.is_empty() && self.dirty.is_empty()
+        self.cores.is_none() && self.page_cache.is_empty() && self.dirty.is_empty() && self.cpu_wait.is_empty()
     }
 }
 
@@ -203,27 +218,32 @@ pub fn writes_in_cache(r: &RunReport) -> Vec<Finding> {
     out
 }
 
-/// The client's CPU saturated: a phase's process CPU per wall second (per rank) at or above
-/// [`CPU_SATURATED_SHARE`] of the cores it may use. Phases under [`SHORT_PHASE_S`] are left out: CPU
-/// time is counted in scheduler ticks, too coarse for them.
+/// The client's CPU saturated: a phase's process CPU plus the time its threads waited for a CPU, per
+/// wall second and rank, at or above [`CPU_SATURATED_SHARE`] of the cores it may use (a client that
+/// waits for a CPU is as CPU-bound as one that uses it all). Phases under [`SHORT_PHASE_S`] are left
+/// out: CPU time is counted in scheduler ticks, too coarse for them.
 pub fn cpu_saturated(r: &RunReport) -> Vec<Finding> {
     let Some(cores) = r.probes.cores.filter(|&c| c > 0) else { return Vec::new() };
     let ranks = r.tasks.iter().map(|t| t.rank).max().map_or(1, |m| m + 1) as f64;
     let mut out = Vec::new();
     for p in r.phases.iter().filter(|p| p.duration_s >= SHORT_PHASE_S) {
-        let used = p.cpu.total_s / p.duration_s / ranks;
+        let wait: f64 = r.probes.cpu_wait.iter().filter(|w| w.phase == p.name).map(|w| w.wait_s).sum();
+        let used = (p.cpu.total_s + wait) / p.duration_s / ranks;
         if used < CPU_SATURATED_SHARE * cores as f64 {
             continue;
         }
         out.push(finding(
             "cpu_saturated",
             format!(
-                "the client used {used:.2} of {cores} {} during the {}: the store may be faster than this figure",
+                "the client kept {used:.2} of {cores} {} busy during the {}: the store may be faster than this figure",
                 if cores == 1 { "core" } else { "cores" },
                 p.name
             ),
             vec![
-                format!("{} cpu.total_s = {:.3} s over duration_s = {:.3} s", p.name, p.cpu.total_s, p.duration_s),
+                format!(
+                    "{} cpu.total_s = {:.3} s + cpu_wait_s = {wait:.3} s over duration_s = {:.3} s",
+                    p.name, p.cpu.total_s, p.duration_s
+                ),
                 format!("cores usable (sched_getaffinity) = {cores}"),
             ],
             "more clients (MPI ranks on other hosts) would tell how fast the store is",

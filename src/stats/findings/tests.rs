@@ -130,7 +130,11 @@ fn cpu_saturated_at_ninety_percent_of_the_cores() {
     r.phases[0].cpu.total_s = 3.6; // 1.80 of 2: 90 %
     let f = cpu_saturated(&r);
     assert_eq!(rules(&f), ["cpu_saturated"]);
-    assert!(f[0].verdict.starts_with("the client used 1.80 of 2 cores during the upload"), "{}", f[0].verdict);
+    assert!(f[0].verdict.starts_with("the client kept 1.80 of 2 cores busy during the upload"), "{}", f[0].verdict);
+    // 1.5 s on a CPU and 0.3 s waiting for one is as busy.
+    r.phases[0].cpu.total_s = 3.0;
+    r.probes.cpu_wait = vec![CpuWait { phase: "upload".into(), rank: 0, wait_s: 0.6 }];
+    assert!(cpu_saturated(&r)[0].verdict.starts_with("the client kept 1.80 of 2 cores busy"));
     r.probes.cores = None;
     assert!(cpu_saturated(&r).is_empty(), "without the core count nothing is said");
     // 0.4 s at 2 cores' worth of CPU: too short for tick-counted CPU time to say anything.

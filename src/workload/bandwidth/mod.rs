@@ -219,6 +219,21 @@ pub struct BandwidthRun {
     pub residency: Vec<crate::stats::findings::Residency>,
     /// What the upload left dirty in the page cache (local files without a durability option).
     pub dirty: Vec<crate::stats::findings::Dirty>,
+    /// Time the threads waited for a CPU in each phase.
+    pub cpu_wait: Vec<crate::stats::findings::CpuWait>,
+}
+
+impl BandwidthRun {
+    /// Records how long the threads waited for a CPU since `before` (a schedstat reading).
+    fn waited(&mut self, phase: &str, before: Option<f64>) {
+        if let (Some(b), Some(a)) = (before, crate::run::cpu_wait_s()) {
+            self.cpu_wait.push(crate::stats::findings::CpuWait {
+                phase: phase.into(),
+                rank: 0,
+                wait_s: (a - b).max(0.0),
+            });
+        }
+    }
 }
 
 struct Bw<'a> {
@@ -492,9 +507,10 @@ pub fn run(
         // Local files written with no durability option end in the page cache: how much, host-wide.
         let cached = target.store.capabilities().direct_io && !plan.direct && !plan.fsync_on_close && !plan.hflush;
         let dirty0 = if cached { crate::run::dirty_bytes() } else { None };
-        let cpu0 = CpuTimes::process();
+        let (cpu0, wait0) = (CpuTimes::process(), crate::run::cpu_wait_s());
         let up = bw.upload(&file, &mut out);
         out.upload_cpu = CpuTimes::process().since(cpu0);
+        out.waited("upload", wait0);
         if let (Some(before), Some(after), true) = (dirty0, crate::run::dirty_bytes(), up.is_ok()) {
             out.dirty.push(crate::stats::findings::Dirty {
                 phase: "upload".into(),
@@ -530,9 +546,10 @@ pub fn run(
                 probe_s: t0.elapsed().as_secs_f64(),
             });
         }
-        let cpu0 = CpuTimes::process();
+        let (cpu0, wait0) = (CpuTimes::process(), crate::run::cpu_wait_s());
         result = bw.download(&file, &order, &mut out);
         out.download_cpu = CpuTimes::process().since(cpu0);
+        out.waited("download", wait0);
     }
 
     if wrote && !plan.keep {

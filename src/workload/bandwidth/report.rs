@@ -46,6 +46,9 @@ pub struct RankPart {
     /// What its upload left dirty.
     #[serde(default)]
     pub dirty: Vec<crate::stats::findings::Dirty>,
+    /// How long its threads waited for a CPU per phase.
+    #[serde(default)]
+    pub cpu_wait: Vec<crate::stats::findings::CpuWait>,
     /// Why it stopped early: an error, or "interrupted".
     pub failure: Option<String>,
     /// Ctrl-C stopped it.
@@ -69,6 +72,7 @@ impl RankPart {
             counters: out.counters,
             residency: out.residency.into_iter().map(|r| crate::stats::findings::Residency { rank, ..r }).collect(),
             dirty: out.dirty.into_iter().map(|d| crate::stats::findings::Dirty { rank, ..d }).collect(),
+            cpu_wait: out.cpu_wait.into_iter().map(|w| crate::stats::findings::CpuWait { rank, ..w }).collect(),
             interrupted: out.failure == Some(Failure::Interrupted),
             failure: match out.failure {
                 Some(Failure::Failed(m)) => Some(m),
@@ -93,6 +97,7 @@ pub fn merge_ranks(parts: Vec<RankPart>) -> Result<(Recorder, BandwidthRun, Vec<
         add_counter_groups(&mut out.counters, p.counters);
         out.residency.extend(p.residency);
         out.dirty.extend(p.dirty);
+        out.cpu_wait.extend(p.cpu_wait);
         if failed.is_none() {
             failed = p.failure.map(|m| Failure::Failed(format!("rank {} ({}): {m}", p.rank, p.host)));
         }
@@ -151,5 +156,6 @@ pub fn report(
     };
     r.probes.page_cache = out.residency.clone();
     r.probes.dirty = out.dirty.clone();
+    r.probes.cpu_wait = out.cpu_wait.clone();
     r
 }
