@@ -159,9 +159,10 @@ impl Transfer {
                     .open(p)
                     .map_err(|e| Failure::Failed(format!("--to-file {}: {e}", p.display())))?;
                 let start = std::time::Instant::now();
-                let cpu0 = CpuTimes::thread();
+                let (cpu0, wait0) = (CpuTimes::thread(), crate::run::thread_cpu_wait_s());
                 let r = t::send(src, out.as_raw_fd(), m, b as usize, args.direct);
                 let cpu = CpuTimes::thread().since(cpu0);
+                let wait = wait0.zip(crate::run::thread_cpu_wait_s()).map(|(a, b)| (b - a).max(0.0));
                 let wall = start.elapsed().as_secs_f64();
                 drop(out);
                 let crc = if args.verify { t::file_crc(p).ok() } else { None };
@@ -170,6 +171,7 @@ impl Transfer {
                     Ok(Ok(n)) => {
                         let mut f = figures(m.name(), b, run, n, wall, cpu, None);
                         f.crc32 = crc;
+                        f.sender_wait_s = wait;
                         if args.verify && (crc != self.source_crc || n != src.len) {
                             self.failure =
                                 Some(Failure::Failed(format!("{}: the copy differs from {}", m.name(), src.path)));
@@ -189,8 +191,9 @@ impl Transfer {
                 }
             }
             (None, Some(a)) => match t::to_socket(src, a, m, b as usize, args.direct, args.verify, self.timeout) {
-                Ok((Ok(n), wall, cpu, receipt)) => {
+                Ok((Ok(n), wall, cpu, wait, receipt)) => {
                     let mut f = figures(m.name(), b, run, n, wall, cpu, receipt.map(|r| r.cpu));
+                    f.sender_wait_s = wait;
                     if args.verify {
                         f.crc32 = receipt.map(|r| r.crc32);
                         if f.crc32 != self.source_crc {

@@ -95,6 +95,12 @@ pub fn cpu_wait_s() -> Option<f64> {
     Some(ns as f64 / 1e9)
 }
 
+/// Seconds the calling thread has spent runnable but waiting for a CPU (/proc/thread-self/schedstat).
+pub fn thread_cpu_wait_s() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(text.split_whitespace().nth(1)?.parse::<u64>().ok()? as f64 / 1e9)
+}
+
 /// The CPUs this process may run on (sched_getaffinity), or None when the kernel does not say.
 pub fn usable_cores() -> Option<u32> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity fills it for this process.

@@ -60,6 +60,9 @@ pub struct TransferRun {
     pub cpu_vs_baseline_pct: Option<f64>,
     /// CRC32 of what the receiver got, when it checked.
     pub crc32: Option<u32>,
+    /// Seconds the sending thread was runnable but waiting for a CPU (schedstat), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_wait_s: Option<f64>,
 }
 
 /// Figures of a finished run; the baseline percentage is filled in afterwards.
@@ -85,6 +88,7 @@ pub fn figures(
         cpu_s_per_gib: sender.per_gib(bytes),
         cpu_vs_baseline_pct: None,
         crc32: None,
+        sender_wait_s: None,
     }
 }
 

@@ -299,7 +299,8 @@ pub fn latency_bound(r: &RunReport) -> Vec<Finding> {
     )]
 }
 
-/// A transfer method whose sending thread was busy at least [`SENDER_BUSY_SHARE`] of the wall time
+/// A transfer method whose sending thread was busy (on a CPU, or runnable and waiting for one) at
+/// least [`SENDER_BUSY_SHARE`] of the wall time
 /// (mean over its runs of at least [`MIN_TRANSFER_S`]): the sender's CPU, not the link, bound it.
 /// The cheapest method per GiB of the same run is named against it.
 pub fn sender_cpu_bound(r: &RunReport) -> Vec<Finding> {
@@ -322,7 +323,7 @@ pub fn sender_cpu_bound(r: &RunReport) -> Vec<Finding> {
         let timed: Vec<f64> = ok
             .iter()
             .filter(|x| x.method == m && x.buffer == b && x.wall_s >= MIN_TRANSFER_S)
-            .map(|x| x.sender.total_s() / x.wall_s)
+            .map(|x| (x.sender.total_s() + x.sender_wait_s.unwrap_or(0.0)) / x.wall_s)
             .collect();
         let busy = timed.iter().sum::<f64>() / timed.len().max(1) as f64;
         if timed.is_empty() || busy < SENDER_BUSY_SHARE {
@@ -330,7 +331,7 @@ pub fn sender_cpu_bound(r: &RunReport) -> Vec<Finding> {
         }
         let name = format!("{m} {}", crate::units::human_bytes(b));
         let mut evidence = vec![
-            format!("sender cpu / wall_s = {:.0} % (mean over runs)", busy * 100.0),
+            format!("sender (cpu + cpu wait) / wall_s = {:.0} % (mean over runs)", busy * 100.0),
             format!("{name}: {:.1} MB/s, {:.3} CPU-s/GiB", mean(m, b, &|x| x.mb_s), per_gib(m, b)),
         ];
         let mut advice = "a larger --buffer or a zero-copy method (sendfile, splice) frees the sender's CPU";

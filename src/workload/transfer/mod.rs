@@ -371,7 +371,7 @@ const MAGIC: &[u8; 4] = b"SBX1";
 
 /// What a run to a socket gives: the bytes (or why the method is unavailable), the wall time, the
 /// sending thread's CPU and the receiver's receipt.
-pub type SocketRun = (Result<u64, String>, f64, CpuTimes, Option<Receipt>);
+pub type SocketRun = (Result<u64, String>, f64, CpuTimes, Option<f64>, Option<Receipt>);
 
 /// One run of `method` from `src` to the receiver at `to`.
 pub fn to_socket(
@@ -401,9 +401,10 @@ pub fn to_socket(
     header.push(verify as u8);
     s.write_all(&header).map_err(|e| format!("the receiver at {to} dropped the connection: {e}"))?;
     let start = Instant::now();
-    let cpu0 = CpuTimes::thread();
+    let (cpu0, wait0) = (CpuTimes::thread(), crate::run::thread_cpu_wait_s());
     let r = send(src, s.as_raw_fd(), method, buffer, direct);
     let cpu = CpuTimes::thread().since(cpu0);
+    let wait = wait0.zip(crate::run::thread_cpu_wait_s()).map(|(a, b)| (b - a).max(0.0));
     let outcome = match r {
         Ok(o) => o,
         Err(b) if silent(&b.error) => {
@@ -426,7 +427,7 @@ pub fn to_socket(
         }
     };
     if outcome.is_err() {
-        return Ok((outcome, 0.0, cpu, None));
+        return Ok((outcome, 0.0, cpu, wait, None));
     }
     let mut answer = [0u8; 28];
     s.read_exact(&mut answer).map_err(|e| {
@@ -451,7 +452,7 @@ pub fn to_socket(
     if receipt.bytes != src.len {
         return Err(format!("{}: the receiver at {to} got {} of {} bytes", method.name(), receipt.bytes, src.len));
     }
-    Ok((outcome, wall, cpu, Some(receipt)))
+    Ok((outcome, wall, cpu, wait, Some(receipt)))
 }
 
 /// CRC32 of a whole file.
