@@ -334,7 +334,12 @@ pub fn sender_cpu_bound(r: &RunReport) -> Vec<Finding> {
             format!("sender (cpu + cpu wait) / wall_s = {:.0} % (mean over runs)", busy * 100.0),
             format!("{name}: {:.1} MB/s, {:.3} CPU-s/GiB", mean(m, b, &|x| x.mb_s), per_gib(m, b)),
         ];
-        let mut advice = "a larger --buffer or a zero-copy method (sendfile, splice) frees the sender's CPU";
+        let mut advice = if cheapest == Some((m, b)) {
+            "the cheapest path measured: what is left is the kernel's own work (on loopback the whole path is \
+             memory); only more sending threads or cores go faster"
+        } else {
+            "a larger --buffer or a zero-copy method (sendfile, splice) frees the sender's CPU"
+        };
         if let Some((cm, cb)) = cheapest.filter(|&(cm, cb)| (cm, cb) != (m, b) && per_gib(cm, cb) > 0.0) {
             evidence.push(format!(
                 "{cm} {}: {:.3} CPU-s/GiB ({:.1}x less)",

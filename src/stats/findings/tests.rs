@@ -115,6 +115,7 @@ fn sender_cpu_bound_names_the_busy_method_and_the_cheapest() {
     assert_eq!(rules(&f), ["sender_cpu_bound"]);
     assert!(f[0].verdict.starts_with("read-write 4 KiB kept its sending thread 95 % busy"), "{}", f[0].verdict);
     assert!(f[0].evidence[2].contains("sendfile 1 MiB: 0.100 CPU-s/GiB (19.0x less)"), "{:?}", f[0].evidence);
+    assert!(f[0].advice.starts_with("the cheaper method above"), "{}", f[0].advice);
     // At 75 % busy nothing is said.
     let Some(Section::Transfer(t)) = &mut r.section else { unreachable!() };
     t.runs[0].sender = CpuTimes { user_s: 0.1, system_s: 1.4 };
