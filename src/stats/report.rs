@@ -49,11 +49,11 @@ pub struct RunReport {
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub section: Option<Section>,
     /// What the probes around the timed phases measured (cores, page-cache residency).
-    #[serde(default, skip_serializing_if = "super::findings::Probes::is_empty")]
-    pub probes: super::findings::Probes,
+    #[serde(default, skip_serializing_if = "super::probes::Probes::is_empty")]
+    pub probes: super::probes::Probes,
     /// What bound the run, most important first (docs/findings.md); empty when nothing was found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub findings: Vec<super::findings::Finding>,
+    pub findings: Vec<super::probes::Finding>,
     /// Each task's share and where it ran: per rank and phase for bandwidth, per thread for ops.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskReport>,
