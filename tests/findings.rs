@@ -195,3 +195,24 @@ fn ops_with_too_few_operations_is_told_so() {
     assert_eq!(f.evidence, ["repeat 1 ops = 10"]);
     assert!(!rules(&run("200")).contains(&"few_ops"));
 }
+
+/// ops open_read on files --prepare just wrote: the probe before each repeat finds them resident and
+/// the finding says so.
+#[test]
+fn ops_reads_of_freshly_prepared_files_are_from_the_page_cache() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    std::fs::create_dir(dir.path().join("base")).unwrap();
+    sb().args(["ops", "--op", "open_read", "--threads", "2", "--iterations", "5", "--file-size", "1m", "--prepare"])
+        .args(["--repeats", "2", "-q", "--json"])
+        .arg(&json)
+        .arg(dir.path().join("base"))
+        .assert()
+        .success();
+    let r = report(&json);
+    assert_eq!(r.probes.page_cache.len(), 2, "one probe per repeat: {:?}", r.probes);
+    assert!(r.probes.page_cache.iter().all(|p| p.phase == "read" && p.file_bytes == 2 << 20));
+    let f = r.findings.iter().find(|f| f.rule == "page_cache").unwrap_or_else(|| panic!("{:?}", r.findings));
+    assert!(f.verdict.contains("of the files were in the page cache before the read"), "{}", f.verdict);
+}

@@ -34,6 +34,8 @@ pub struct Ops {
     counters: Vec<(String, u64)>,
     interrupted: bool,
     failed_ops: u64,
+    /// Page-cache residency before each repeat's reads, every rank's.
+    residency: Vec<crate::stats::findings::Residency>,
 }
 
 impl Ops {
@@ -50,6 +52,7 @@ impl Ops {
             counters: Vec::new(),
             interrupted: false,
             failed_ops: 0,
+            residency: Vec::new(),
         }
     }
 }
@@ -104,6 +107,7 @@ impl Command for Ops {
             let shared = ops::RepeatShared::default();
             let total = plan.iterations.map_or(0, |n| n * plan.threads as u64 * plan.file_size);
             let progress = Progress::start(ctx.bytes_done.clone(), total, rank.quiet || total == 0);
+            let residency = ops::residency(plan, target, prepared, first, me);
             let cpu0 = crate::stats::cpu::CpuTimes::process();
             let (rec, threads) = run_workers(plan.threads, |k| {
                 let mut rec = Recorder::new();
@@ -123,6 +127,7 @@ impl Command for Ops {
                 tasks: ops::thread_tasks(&threads, first, repeat, &prepared.base, me, &rank.host),
                 // Rank 0 adds its own counters at the end, after the clean-up.
                 counters: if leads { Vec::new() } else { target.store.counters() },
+                residency: residency.into_iter().collect(),
             };
             let wait = wait_after(rank.began);
             let gathered = gather_or_abort(dist, serde_json::to_vec(&part).unwrap_or_default(), wait);
@@ -158,6 +163,7 @@ impl Command for Ops {
                 self.all.merge(rrec);
                 self.tasks.extend(m.tasks);
                 self.counters = m.counters;
+                self.residency.extend(m.residency);
                 self.interrupted = m.interrupted;
                 stop_now = self.interrupted || (plan.fail_fast && self.failed_ops > 0);
             }
@@ -208,6 +214,7 @@ impl Command for Ops {
             ranks,
         );
         report.tasks = std::mem::take(&mut self.tasks);
+        report.probes.page_cache = std::mem::take(&mut self.residency);
         Ok(Concluded { report, failure, cleanup_errors, file_errors: Vec::new() })
     }
 }

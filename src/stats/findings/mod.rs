@@ -91,11 +91,11 @@ pub fn page_cache(r: &RunReport) -> Vec<Finding> {
         if let Some(p) = r.phases.iter().find(|p| p.name == phase) {
             evidence.push(format!("{phase} mbyte_per_s = {:.1} MiB/s", p.mbyte_per_s));
         }
-        let (what, advice) = if r.command == "dfsio" {
+        let (what, advice) = if r.command == "dfsio" || r.command == "ops" {
             (
                 "the files were",
-                "read from hosts that did not write the files, or drop the cache first (as root: sync; echo 1 > \
-                 /proc/sys/vm/drop_caches)",
+                "read from hosts that did not write the files, or drop the cache before reading (as root: sync; \
+                 echo 1 > /proc/sys/vm/drop_caches)",
             )
         } else {
             ("the file was", "add --direct to read from the device (or evict the file from the cache before reading)")

@@ -8,6 +8,42 @@ pub fn file_of(dir: &str, k: usize) -> String {
     join(dir, &format!("test_{k}"))
 }
 
+/// How much of what this rank's threads are about to read is in the page cache (local files), taken
+/// before a repeat: each thread's test_K for open_read, the single file for single_read and
+/// prefetch_read. None when nothing is read or the store cannot tell.
+pub fn residency(
+    plan: &OpsPlan,
+    target: &Target,
+    prepared: &Prepared,
+    first: usize,
+    rank: u32,
+) -> Option<crate::stats::findings::Residency> {
+    let t0 = Instant::now();
+    let mut files: Vec<String> = Vec::new();
+    if plan.has(Op::OpenRead) {
+        files.extend((0..plan.threads).map(|k| file_of(&prepared.base, first + k)));
+    }
+    if plan.has(Op::SingleRead) || plan.has(Op::PrefetchRead) {
+        files.extend(prepared.single.clone());
+    }
+    if files.is_empty() {
+        return None;
+    }
+    let (mut resident, mut total) = (0, 0);
+    for f in &files {
+        let len = target.store.stat(f).ok().flatten()?.size;
+        resident += target.store.resident_bytes(f, len)?;
+        total += len;
+    }
+    Some(crate::stats::findings::Residency {
+        phase: "read".into(),
+        rank,
+        resident_bytes: resident,
+        file_bytes: total,
+        probe_s: t0.elapsed().as_secs_f64(),
+    })
+}
+
 /// The files a run made and must remove, and the base directory it made, if any.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Prepared {

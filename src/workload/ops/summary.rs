@@ -240,6 +240,9 @@ pub struct RepeatPart {
     pub tasks: Vec<TaskReport>,
     /// Its store's counters so far.
     pub counters: Vec<(String, u64)>,
+    /// Page-cache residency of what its threads read, taken before the repeat.
+    #[serde(default)]
+    pub residency: Vec<crate::stats::findings::Residency>,
 }
 
 impl RepeatPart {
@@ -260,6 +263,7 @@ impl RepeatPart {
         self.interrupted |= other.interrupted;
         self.tasks.extend(other.tasks);
         crate::stats::report::add_counters(&mut self.counters, other.counters);
+        self.residency.extend(other.residency);
         Ok(())
     }
 }
