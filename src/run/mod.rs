@@ -76,12 +76,7 @@ where
 /// Bytes the kernel holds dirty or under writeback, host-wide (Dirty + Writeback in /proc/meminfo),
 /// or None where there is no such file.
 pub fn dirty_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib = |key: &str| -> Option<u64> {
-        let line = text.lines().find(|l| l.starts_with(key))?;
-        line[key.len()..].split_whitespace().next()?.parse().ok()
-    };
-    Some((kib("Dirty:")? + kib("Writeback:")?) * 1024)
+    crate::store::memory::meminfo_bytes(&["Dirty", "Writeback"])
 }
 
 /// Seconds this process's threads have spent runnable but waiting for a CPU (the run delay of

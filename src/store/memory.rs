@@ -49,9 +49,18 @@ struct MemWrite {
 /// The memory this machine can give now, in bytes: MemAvailable of /proc/meminfo, or None where it
 /// cannot be read.
 pub fn available_memory() -> Option<u64> {
+    meminfo_bytes(&["MemAvailable"])
+}
+
+/// The sum of some /proc/meminfo fields (given without the colon: "Dirty"), in bytes; None when the
+/// file or a field is missing. The one reader of /proc/meminfo.
+pub fn meminfo_bytes(keys: &[&str]) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    let mut kib = 0u64;
+    for key in keys {
+        let line = text.lines().find(|l| l.split(':').next() == Some(key))?;
+        kib = kib.checked_add(line.split_whitespace().nth(1)?.parse().ok()?)?;
+    }
     kib.checked_mul(1024)
 }
 
