@@ -162,7 +162,7 @@ impl Transfer {
                 let (cpu0, wait0) = (CpuTimes::thread(), crate::run::thread_cpu_wait_s());
                 let r = t::send(src, out.as_raw_fd(), m, b as usize, args.direct);
                 let cpu = CpuTimes::thread().since(cpu0);
-                let wait = wait0.zip(crate::run::thread_cpu_wait_s()).map(|(a, b)| (b - a).max(0.0));
+                let wait = crate::run::thread_cpu_wait_since(wait0);
                 let wall = start.elapsed().as_secs_f64();
                 drop(out);
                 let crc = if args.verify { t::file_crc(p).ok() } else { None };

@@ -82,18 +82,33 @@ pub fn dirty_bytes() -> Option<u64> {
 /// Seconds this process's threads have spent runnable but waiting for a CPU (the run delay of
 /// /proc/self/task/*/schedstat), or None where the kernel does not keep it.
 pub fn cpu_wait_s() -> Option<f64> {
-    let mut ns = 0u64;
+    let mut s = 0.0;
     for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        // A thread that ended between the listing and the read has nothing left to count.
         let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) else { continue };
-        ns += text.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+        s += run_delay_s(&text)?;
     }
-    Some(ns as f64 / 1e9)
+    Some(s)
+}
+
+/// The process's CPU wait since `before` (a [`cpu_wait_s`] reading), when both are known.
+pub fn cpu_wait_since(before: Option<f64>) -> Option<f64> {
+    Some((cpu_wait_s()? - before?).max(0.0))
 }
 
 /// Seconds the calling thread has spent runnable but waiting for a CPU (/proc/thread-self/schedstat).
 pub fn thread_cpu_wait_s() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(text.split_whitespace().nth(1)?.parse::<u64>().ok()? as f64 / 1e9)
+    run_delay_s(&std::fs::read_to_string("/proc/thread-self/schedstat").ok()?)
+}
+
+/// The calling thread's CPU wait since `before` (a [`thread_cpu_wait_s`] reading), when both are known.
+pub fn thread_cpu_wait_since(before: Option<f64>) -> Option<f64> {
+    Some((thread_cpu_wait_s()? - before?).max(0.0))
+}
+
+/// The run delay (second field) of a schedstat file's text, in seconds.
+fn run_delay_s(schedstat: &str) -> Option<f64> {
+    Some(schedstat.split_whitespace().nth(1)?.parse::<u64>().ok()? as f64 / 1e9)
 }
 
 /// The CPUs this process may run on (sched_getaffinity), or None when the kernel does not say.

@@ -226,12 +226,8 @@ pub struct BandwidthRun {
 impl BandwidthRun {
     /// Records how long the threads waited for a CPU since `before` (a schedstat reading).
     fn waited(&mut self, phase: &str, before: Option<f64>) {
-        if let (Some(b), Some(a)) = (before, crate::run::cpu_wait_s()) {
-            self.cpu_wait.push(crate::stats::findings::CpuWait {
-                phase: phase.into(),
-                rank: 0,
-                wait_s: (a - b).max(0.0),
-            });
+        if let Some(wait_s) = crate::run::cpu_wait_since(before) {
+            self.cpu_wait.push(crate::stats::findings::CpuWait { phase: phase.into(), rank: 0, wait_s });
         }
     }
 }

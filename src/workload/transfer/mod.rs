@@ -404,7 +404,7 @@ pub fn to_socket(
     let (cpu0, wait0) = (CpuTimes::thread(), crate::run::thread_cpu_wait_s());
     let r = send(src, s.as_raw_fd(), method, buffer, direct);
     let cpu = CpuTimes::thread().since(cpu0);
-    let wait = wait0.zip(crate::run::thread_cpu_wait_s()).map(|(a, b)| (b - a).max(0.0));
+    let wait = crate::run::thread_cpu_wait_since(wait0);
     let outcome = match r {
         Ok(o) => o,
         Err(b) if silent(&b.error) => {
