@@ -1,7 +1,7 @@
 //! `transfer` output: one row per method, buffer and run, then the means and the CPU ratios.
 
 use crate::stats::report::RunReport;
-use crate::stats::transfer::TransferRun;
+use crate::stats::transfer::{completed_pairs, mean_over, TransferRun};
 use crate::units::human_bytes;
 use std::fmt::Write;
 
@@ -58,21 +58,13 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
         );
     }
     // Means per method and buffer, and how much less CPU each needs than the baseline.
-    let mut keys: Vec<(String, u64)> = Vec::new();
-    for r in runs.iter().filter(|r| r.status == "ok") {
-        if !keys.contains(&(r.method.clone(), r.buffer)) {
-            keys.push((r.method.clone(), r.buffer));
-        }
-    }
+    let keys = completed_pairs(runs);
     if keys.is_empty() {
         return out;
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "Mean over runs:");
-    let mean = |m: &str, b: u64, f: &dyn Fn(&TransferRun) -> f64| {
-        let v: Vec<f64> = runs.iter().filter(|r| r.status == "ok" && r.method == m && r.buffer == b).map(f).collect();
-        v.iter().sum::<f64>() / v.len().max(1) as f64
-    };
+    let mean = |m: &str, b: u64, f: &dyn Fn(&TransferRun) -> f64| mean_over(runs, m, b, f);
     let base = keys.iter().filter(|(m, _)| m == "read-write").map(|(_, b)| *b).min();
     let cpu_of = |r: &TransferRun| r.cpu_s_per_gib.unwrap_or(0.0); // ok runs moved bytes: always Some
     let base_cpu = base.map(|b| mean("read-write", b, &cpu_of));

@@ -92,6 +92,24 @@ pub fn figures(
     }
 }
 
+/// The (method, buffer) pairs of the runs that completed, in the order they first ran.
+pub fn completed_pairs(runs: &[TransferRun]) -> Vec<(String, u64)> {
+    let mut pairs: Vec<(String, u64)> = Vec::new();
+    for r in runs.iter().filter(|r| r.status == "ok") {
+        if !pairs.iter().any(|(m, b)| *m == r.method && *b == r.buffer) {
+            pairs.push((r.method.clone(), r.buffer));
+        }
+    }
+    pairs
+}
+
+/// The mean of `f` over the completed runs of `method` with `buffer` (0 when there are none).
+pub fn mean_over(runs: &[TransferRun], method: &str, buffer: u64, f: impl Fn(&TransferRun) -> f64) -> f64 {
+    let v: Vec<f64> =
+        runs.iter().filter(|r| r.status == "ok" && r.method == method && r.buffer == buffer).map(f).collect();
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
 /// Fills `cpu_vs_baseline_pct`: each run's CPU per GiB over the mean of the baseline's runs
 /// (read-write with the smallest buffer), in percent.
 pub fn relate_to_baseline(runs: &mut [TransferRun]) {

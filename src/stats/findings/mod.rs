@@ -225,24 +225,17 @@ pub fn latency_bound(r: &RunReport) -> Vec<Finding> {
 /// The cheapest method per GiB of the same run is named against it.
 pub fn sender_cpu_bound(r: &RunReport) -> Vec<Finding> {
     let Some(Section::Transfer(t)) = &r.section else { return Vec::new() };
-    let ok: Vec<_> = t.runs.iter().filter(|x| x.status == "ok").collect();
-    let mut keys: Vec<(&str, u64)> = Vec::new();
-    for x in &ok {
-        if !keys.contains(&(x.method.as_str(), x.buffer)) {
-            keys.push((x.method.as_str(), x.buffer));
-        }
-    }
-    let mean = |m: &str, b: u64, f: &dyn Fn(&super::transfer::TransferRun) -> f64| {
-        let v: Vec<f64> = ok.iter().filter(|x| x.method == m && x.buffer == b).map(|x| f(x)).collect();
-        v.iter().sum::<f64>() / v.len().max(1) as f64
-    };
-    let per_gib = |m: &str, b: u64| mean(m, b, &|x| x.cpu_s_per_gib.unwrap_or(0.0));
+    use super::transfer::{completed_pairs, mean_over};
+    let pairs = completed_pairs(&t.runs);
+    let keys: Vec<(&str, u64)> = pairs.iter().map(|(m, b)| (m.as_str(), *b)).collect();
+    let per_gib = |m: &str, b: u64| mean_over(&t.runs, m, b, |x| x.cpu_s_per_gib.unwrap_or(0.0));
     let cheapest = keys.iter().copied().min_by(|a, b| per_gib(a.0, a.1).total_cmp(&per_gib(b.0, b.1)));
     let mut out = Vec::new();
     for &(m, b) in &keys {
-        let timed: Vec<f64> = ok
+        let timed: Vec<f64> = t
+            .runs
             .iter()
-            .filter(|x| x.method == m && x.buffer == b && x.wall_s >= MIN_TRANSFER_S)
+            .filter(|x| x.status == "ok" && x.method == m && x.buffer == b && x.wall_s >= MIN_TRANSFER_S)
             .map(|x| (x.sender.total_s() + x.sender_wait_s.unwrap_or(0.0)) / x.wall_s)
             .collect();
         let busy = timed.iter().sum::<f64>() / timed.len().max(1) as f64;
@@ -252,7 +245,7 @@ pub fn sender_cpu_bound(r: &RunReport) -> Vec<Finding> {
         let name = format!("{m} {}", crate::units::human_bytes(b));
         let mut evidence = vec![
             format!("sender (cpu + cpu wait) / wall_s = {:.0} % (mean over runs)", busy * 100.0),
-            format!("{name}: {:.1} MB/s, {:.3} CPU-s/GiB", mean(m, b, &|x| x.mb_s), per_gib(m, b)),
+            format!("{name}: {:.1} MB/s, {:.3} CPU-s/GiB", mean_over(&t.runs, m, b, |x| x.mb_s), per_gib(m, b)),
         ];
         let mut advice = if cheapest == Some((m, b)) {
             "the cheapest path measured: what is left is the kernel's own work (on loopback the whole path is \
