@@ -11,11 +11,6 @@ use storebench::stats::report::Status;
 use storebench::store::config::{Origin, StoreConfig};
 use storebench::store::{conformance, open_target, ReadOptions, StoreError};
 
-/// The claims a conformance report shows as checked.
-fn claimed(done: &[String]) -> Vec<&str> {
-    done.iter().filter(|l| l.contains(": claimed")).map(|l| &l[..l.find(':').unwrap()]).collect()
-}
-
 const SEED_5M: u64 = 5 * 1024 * 1024 + 123;
 
 // ---- Azure Blob (Azurite) ----
@@ -44,7 +39,7 @@ fn conformance_suite_on_azure() {
     let done = conformance::run_all(t.store.as_ref(), &prefix);
     eprintln!("Azure conformance:\n  {}", done.join("\n  "));
     assert_eq!(done.len(), conformance::CHECKED.len());
-    assert_eq!(claimed(&done), ["writable", "conditional_create", "vectored_read", "prefetch"]);
+    assert_eq!(conformance::claimed(&done), ["writable", "conditional_create", "vectored_read", "prefetch"]);
 }
 
 #[test]
@@ -112,7 +107,7 @@ fn conformance_reads_on_gcs_and_list() {
     // uploadType"), so the write half of the suite cannot run against it.
     let done = conformance::run_reads(t.store.as_ref(), "seed-5m.bin", SEED_5M);
     eprintln!("GCS conformance (reads):\n  {}", done.join("\n  "));
-    assert_eq!(claimed(&done), ["writable", "vectored_read", "prefetch"]);
+    assert_eq!(conformance::claimed(&done), ["writable", "vectored_read", "prefetch"]);
     let names = t.store.list("").unwrap();
     assert!(names.contains(&"seed-5m.bin".to_string()) && names.contains(&"seed-1k.bin".to_string()), "{names:?}");
     assert_eq!(t.store.stat("no-such-object").unwrap(), None);
@@ -152,7 +147,7 @@ fn conformance_reads_on_http_and_writes_refused() {
     let t = open_target(&format!("{base}/"), &StoreConfig::default()).unwrap();
     let done = conformance::run_reads(t.store.as_ref(), "seed-5m.bin", SEED_5M);
     eprintln!("HTTP conformance (reads):\n  {}", done.join("\n  "));
-    assert_eq!(claimed(&done), ["vectored_read", "prefetch"]);
+    assert_eq!(conformance::claimed(&done), ["vectored_read", "prefetch"]);
     assert!(done.contains(&"writable: not claimed; create() refused as read-only".to_string()), "{done:?}");
     assert_eq!(t.store.stat("no-such-object").unwrap(), None);
     // bandwidth without --read-only says why it cannot write.

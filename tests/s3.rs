@@ -18,9 +18,7 @@ fn conformance_suite_on_s3() {
     let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
     let done = conformance::run_all(t.store.as_ref(), &prefix);
     eprintln!("S3 conformance:\n  {}", done.join("\n  "));
-    let claimed: Vec<&str> =
-        done.iter().filter(|l| l.contains(": claimed")).map(|l| &l[..l.find(':').unwrap()]).collect();
-    assert_eq!(claimed, ["writable", "conditional_create", "vectored_read", "prefetch"]);
+    assert_eq!(conformance::claimed(&done), ["writable", "conditional_create", "vectored_read", "prefetch"]);
 }
 
 #[test]

@@ -83,6 +83,11 @@ pub fn run_reads(store: &dyn Store, path: &str, len: u64) -> Vec<String> {
     sort_as_checked(done)
 }
 
+/// The capabilities a suite's lines say were claimed (and checked), in the suite's order.
+pub fn claimed(lines: &[String]) -> Vec<&str> {
+    lines.iter().filter(|l| l.contains(": claimed")).filter_map(|l| l.split(':').next()).collect()
+}
+
 fn sort_as_checked(mut done: Vec<String>) -> Vec<String> {
     let rank = |l: &String| CHECKED.iter().position(|c| l.split(':').next() == Some(*c)).unwrap_or(usize::MAX);
     done.sort_by_key(rank);
@@ -443,16 +448,12 @@ mod tests {
         assert_eq!(CHECKED.len() + 1, fields.len());
     }
 
-    fn claims(lines: &[String]) -> Vec<String> {
-        lines.iter().filter(|l| l.contains(": claimed")).map(|l| l.split(':').next().unwrap().to_string()).collect()
-    }
-
     #[test]
     fn memory_store_conforms() {
         let t = memory::MemoryStore::target("conformance/");
         let done = run_all(t.store.as_ref(), "conformance");
         assert_eq!(done.len(), CHECKED.len(), "{done:#?}");
-        assert_eq!(claims(&done), ["writable", "append", "atomic_rename", "conditional_create"], "{done:#?}");
+        assert_eq!(claimed(&done), ["writable", "append", "atomic_rename", "conditional_create"], "{done:#?}");
     }
 
     #[test]
@@ -472,7 +473,7 @@ mod tests {
             "conditional_create",
             "prefetch",
         ];
-        assert_eq!(claims(&done), want, "{done:#?}");
+        assert_eq!(claimed(&done), want, "{done:#?}");
         assert!(done[2].ends_with("saw 10000 of 10000 hflushed bytes before close"), "{}", done[2]);
     }
 }
