@@ -236,18 +236,8 @@ pub fn residency(
     tasks: &[u64],
     rank: u32,
 ) -> Option<crate::stats::findings::Residency> {
-    let t0 = std::time::Instant::now();
-    let mut resident = 0;
-    for &k in tasks {
-        resident += target.store.resident_bytes(&plan.file(k), plan.file_size)?;
-    }
-    Some(crate::stats::findings::Residency {
-        phase: "read".into(),
-        rank,
-        resident_bytes: resident,
-        file_bytes: tasks.len() as u64 * plan.file_size,
-        probe_s: t0.elapsed().as_secs_f64(),
-    })
+    let files: Vec<(String, u64)> = tasks.iter().map(|&k| (plan.file(k), plan.file_size)).collect();
+    super::residency(target, &files, "read", rank)
 }
 
 /// Runs every task of this process (`tasks`) on `plan.threads` workers.

@@ -7,6 +7,7 @@ pub mod ops;
 pub mod ranges;
 pub mod transfer;
 
+use crate::stats::findings::Residency;
 use crate::stats::report::{Outcome, Params, RunReport, Status, SCHEMA_VERSION};
 use crate::store::Target;
 
@@ -66,6 +67,24 @@ pub fn envelope(
         findings: Vec::new(),
         tasks: Vec::new(),
     }
+}
+
+/// How much of `files` (each a path and the bytes about to be read from its start) is in this host's
+/// page cache: one timed probe for `phase`, taken outside the timed phases by every workload that
+/// reads. None when a file is missing or the store cannot tell (only local files can).
+pub fn residency(target: &Target, files: &[(String, u64)], phase: &str, rank: u32) -> Option<Residency> {
+    let t0 = std::time::Instant::now();
+    let mut resident_bytes = 0;
+    for (path, len) in files {
+        resident_bytes += target.store.resident_bytes(path, *len)?;
+    }
+    Some(Residency {
+        phase: phase.into(),
+        rank,
+        resident_bytes,
+        file_bytes: files.iter().map(|f| f.1).sum(),
+        probe_s: t0.elapsed().as_secs_f64(),
+    })
 }
 
 /// Why a workload stopped before its end.

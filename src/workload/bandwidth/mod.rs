@@ -532,16 +532,7 @@ pub fn run(
     }
     if result.is_ok() {
         // Outside the timed phase: how much of what the download reads is already in memory.
-        let t0 = std::time::Instant::now();
-        if let Some(resident_bytes) = target.store.resident_bytes(&file, plan.size) {
-            out.residency.push(crate::stats::findings::Residency {
-                phase: "download".into(),
-                rank: 0,
-                resident_bytes,
-                file_bytes: plan.size,
-                probe_s: t0.elapsed().as_secs_f64(),
-            });
-        }
+        out.residency.extend(super::residency(target, &[(file.clone(), plan.size)], "download", 0));
         let (cpu0, wait0) = (CpuTimes::process(), crate::run::cpu_wait_s());
         result = bw.download(&file, &order, &mut out);
         out.download_cpu = CpuTimes::process().since(cpu0);

@@ -18,7 +18,6 @@ pub fn residency(
     first: usize,
     rank: u32,
 ) -> Option<crate::stats::findings::Residency> {
-    let t0 = Instant::now();
     let mut files: Vec<String> = Vec::new();
     if plan.has(Op::OpenRead) {
         files.extend((0..plan.threads).map(|k| file_of(&prepared.base, first + k)));
@@ -29,19 +28,9 @@ pub fn residency(
     if files.is_empty() {
         return None;
     }
-    let (mut resident, mut total) = (0, 0);
-    for f in &files {
-        let len = target.store.stat(f).ok().flatten()?.size;
-        resident += target.store.resident_bytes(f, len)?;
-        total += len;
-    }
-    Some(crate::stats::findings::Residency {
-        phase: "read".into(),
-        rank,
-        resident_bytes: resident,
-        file_bytes: total,
-        probe_s: t0.elapsed().as_secs_f64(),
-    })
+    let sized: Option<Vec<(String, u64)>> =
+        files.into_iter().map(|f| Some((f.clone(), target.store.stat(&f).ok().flatten()?.size))).collect();
+    crate::workload::residency(target, &sized?, "read", rank)
 }
 
 /// The files a run made and must remove, and the base directory it made, if any.
