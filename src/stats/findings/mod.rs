@@ -38,7 +38,7 @@ const PUSHBACK: &[&str] = &["http_retries", "http_throttled", "http_5xx", "http_
 
 /// Every finding of a report, most important first.
 pub fn of(r: &RunReport) -> Vec<Finding> {
-    let rules: [fn(&RunReport) -> Vec<Finding>; 12] = [
+    let rules: &[fn(&RunReport) -> Vec<Finding>] = &[
         page_cache,
         writes_in_cache,
         cpu_saturated,
