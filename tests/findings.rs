@@ -32,6 +32,10 @@ fn the_first_command_is_told_its_download_came_from_the_page_cache() {
     assert!(stdout.contains("of the file was in the page cache before the download"), "{stdout}");
     let r = report(&json);
     assert_eq!(rules(&r)[0], "page_cache");
+    // A page-cache read copies from memory: it is fast, not impossible.
+    assert!(r.probes.memory.is_some_and(|m| m.mib_per_s > 0.0), "{:?}", r.probes);
+    assert!(!rules(&r).contains(&"impossible"), "{:?}", r.findings);
+    assert!(!stdout.contains("SUSPECT"), "{stdout}");
     let p = &r.probes.page_cache[0];
     assert_eq!((p.phase.as_str(), p.file_bytes), ("download", 8 << 20));
     assert!(p.resident_bytes * 2 >= p.file_bytes, "{p:?}");
@@ -213,4 +217,36 @@ fn ops_reads_of_freshly_prepared_files_are_from_the_page_cache() {
     assert!(r.probes.page_cache.iter().all(|p| p.phase == "read" && p.file_bytes == 2 << 20));
     let f = r.findings.iter().find(|f| f.rule == "page_cache").unwrap_or_else(|| panic!("{:?}", r.findings));
     assert!(f.verdict.contains("of the files were in the page cache before the read"), "{}", f.verdict);
+}
+
+/// Two threads rereading their own 256 KiB memory:// file copy it from the CPU's caches, several times
+/// faster than this host's memory delivered to the probe: the figures are marked suspect in text,
+/// Markdown and JSON.
+#[test]
+fn rereading_a_cache_sized_file_is_marked_impossible() {
+    let _alone = alone();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let out = sb()
+        .args(["ops", "--op", "open_read", "--threads", "2", "--file-size", "256k", "--duration", "1s"])
+        .args(["--repeats", "1", "--prepare", "--json"])
+        .arg(&json)
+        .arg("memory://impossible/")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let r = report(&json);
+    let f = r.findings.iter().find(|f| f.rule == "impossible").unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(rules(&r)[0], "impossible", "most important first");
+    assert!(f.suspect.contains(&"repeat 1 mib_per_s".to_string()), "{f:?}");
+    assert!(f.evidence[0].starts_with("memory_mib_per_s = "), "{f:?}");
+    assert!(stdout.contains("  ^ SUSPECT: repeat 1 mib_per_s"), "{stdout}");
+    assert!(stdout.contains("(suspect)"), "{stdout}");
+    let md = sb()
+        .args(["ops", "--op", "open_read", "--threads", "2", "--file-size", "256k", "--duration", "1s"])
+        .args(["--repeats", "1", "--prepare", "--format", "markdown", "memory://impossible-md/"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&md.stdout).contains(" (suspect) |"), "{}", String::from_utf8_lossy(&md.stdout));
 }

@@ -126,6 +126,10 @@ pub fn drive<C: Command>(mut cmd: C) -> Result<(), Error> {
         quiet,
         csv: exports.csv_sink(),
     };
+    if leads {
+        // The memory ceiling of the `impossible` finding, before anything is timed (about 30 ms).
+        crate::run::probe::measure_memory();
+    }
     if let Err(e) = cmd.prepare(&rank) {
         rank.csv = None;
         exports.abandon();

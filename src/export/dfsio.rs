@@ -70,6 +70,7 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
         "  Stonewall bandwidth MB/s: {:.3}   (all tasks' bytes until the first task finished)",
         d.stonewall_mb_s
     );
+    out.push_str(&super::findings::suspect_line(r, &["throughput_mb_s", "aggregate_mb_s", "stonewall_mb_s"]));
     let _ = writeln!(
         out,
         "  Task IO rate MB/s: min {:.3}, p50 {:.3}, p90 {:.3}, max {:.3} over {} task(s) on {} thread(s) x {} rank(s)",

@@ -1,6 +1,7 @@
 //! `--format markdown`: the run's main table as Markdown, for every command (ops keeps its own table of
 //! repeats and statistics).
 
+use super::findings::cell;
 use crate::stats::report::{RunReport, Section};
 use std::fmt::Write;
 
@@ -44,10 +45,10 @@ pub fn markdown(r: &RunReport) -> String {
             let rows = vec![vec![
                 d.test_type.clone(),
                 d.aggregates.tasks.to_string(),
-                f3(d.throughput_mb_s),
+                cell(r, "throughput_mb_s", f3(d.throughput_mb_s)),
                 f3(d.average_io_rate_mb_s),
-                f3(d.aggregate_mb_s),
-                f3(d.stonewall_mb_s),
+                cell(r, "aggregate_mb_s", f3(d.aggregate_mb_s)),
+                cell(r, "stonewall_mb_s", f3(d.stonewall_mb_s)),
                 f3(d.exec_time_s),
             ]];
             (
@@ -72,7 +73,7 @@ pub fn markdown(r: &RunReport) -> String {
                         p.name.clone(),
                         p.bytes.to_string(),
                         f3(p.duration_s),
-                        f3(p.mbyte_per_s),
+                        cell(r, &format!("{} mbyte_per_s", p.name), f3(p.mbyte_per_s)),
                         f6(p.blocks.p50_s),
                         f6(p.blocks.p99_s),
                         p.cpu.s_per_gib.map_or("-".into(), f3),

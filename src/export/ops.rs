@@ -47,7 +47,7 @@ fn title(r: &RunReport, p: &OpsParams) -> String {
 
 /// The table as cells: a header, then per figure its name, unit, one value per repeat and the
 /// statistics across repeats.
-fn cells(run: &OpsRun) -> Vec<Vec<String>> {
+fn cells(r: &RunReport, run: &OpsRun) -> Vec<Vec<String>> {
     let n = run.repeats.len();
     let mut header = vec!["figure".to_string(), "unit".to_string()];
     header.extend((1..=n).map(|i| if i == 1 && n > 1 { "1 (cold)".to_string() } else { i.to_string() }));
@@ -56,7 +56,12 @@ fn cells(run: &OpsRun) -> Vec<Vec<String>> {
     let Some(first) = run.repeats.first() else { return table };
     for (i, f) in first.figures.iter().enumerate() {
         let mut row = vec![f.name.clone(), f.unit.clone()];
-        row.extend(run.repeats.iter().filter_map(|r| r.figures.get(i)).map(|g| num(g.value)));
+        row.extend(
+            run.repeats
+                .iter()
+                .filter_map(|p| p.figures.get(i).map(|g| (p.repeat, g)))
+                .map(|(n, g)| super::findings::cell(r, &format!("repeat {n} {}", g.name), num(g.value))),
+        );
         if let Some(s) = run.statistics.get(i) {
             row.extend([
                 num(s.mean),
@@ -141,10 +146,13 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
                 num(s.stonewall_mib_per_s),
                 s.cpu.s_per_gib.map_or("n/a".into(), num)
             );
+            let names =
+                [format!("repeat {} mib_per_s", rep.repeat), format!("repeat {} stonewall_mib_per_s", rep.repeat)];
+            out.push_str(&super::findings::suspect_line(r, &[&names[0], &names[1]]));
         }
         let _ = writeln!(out);
     }
-    let table = cells(run);
+    let table = cells(r, run);
     let widths: Vec<usize> =
         (0..table[0].len()).map(|c| table.iter().map(|r| r.get(c).map_or(0, |x| x.len())).max().unwrap_or(0)).collect();
     for row in &table {
@@ -176,7 +184,7 @@ pub fn markdown(r: &RunReport) -> String {
     let mut out = String::new();
     let (Some(p), Some(run)) = (params(r), r.ops_run()) else { return out };
     let _ = writeln!(out, "### {}\n", title(r, p));
-    let table = cells(run);
+    let table = cells(r, run);
     let _ = writeln!(out, "| {} |", table[0].join(" | "));
     let _ = writeln!(out, "|{}", "---|".repeat(table[0].len()));
     for row in &table[1..] {

@@ -39,7 +39,7 @@ fn underline(out: &mut String, title: &str) {
     let _ = writeln!(out, "{title}\n{}", "=".repeat(title.chars().count()));
 }
 
-fn phase(out: &mut String, p: &PhaseReport, ranks: u32) {
+fn phase(out: &mut String, r: &RunReport, p: &PhaseReport, ranks: u32) {
     let (title, verb, blocks_label) = if p.name == "upload" {
         ("Upload Summary", "Upload", "Blocks uploaded (ignoring close() overhead)")
     } else {
@@ -56,6 +56,7 @@ fn phase(out: &mut String, p: &PhaseReport, ranks: u32) {
     let _ = writeln!(out);
     let _ = writeln!(out, "{verb} bandwidth in Megabits/second {:.3} Mbit/s", p.mbit_per_s);
     let _ = writeln!(out, "{verb} bandwidth in Megabytes/second {:.3} MB/s", p.mbyte_per_s);
+    out.push_str(&super::findings::suspect_line(r, &[&format!("{} mbyte_per_s", p.name)]));
     let b = &p.blocks;
     let _ = writeln!(
         out,
@@ -171,7 +172,7 @@ impl Exporter for TextExporter {
             }
         }
         for p in &r.phases {
-            phase(&mut out, p, bp.ranks);
+            phase(&mut out, r, p, bp.ranks);
         }
         if bp.ranks > 1 {
             let _ = writeln!(out);

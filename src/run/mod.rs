@@ -2,6 +2,7 @@
 //! a stop flag for Ctrl-C; a progress display that reads atomics only.
 
 pub mod dist;
+pub mod probe;
 pub mod progress;
 pub mod signal;
 

@@ -181,6 +181,10 @@ pub struct TaskRecord {
     pub start_s: f64,
     /// End of the task (close done), seconds from the common start.
     pub end_s: f64,
+    /// When a read task's first byte arrived (open and the first call's wait), seconds from the common
+    /// start; absent for writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_s: Option<f64>,
     /// Time in milliseconds, as TestDFSIO counts it (at least 1).
     pub time_ms: i64,
     /// IO rate, MB/s (2^20 bytes), as TestDFSIO's mapper computes it.

@@ -20,6 +20,37 @@ pub struct Probes {
     /// Time the process's threads waited for a CPU during each phase, per rank (schedstat).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpu_wait: Vec<CpuWait>,
+    /// This host's memory bandwidth, measured at the start (rank 0's host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryProbe>,
+    /// The network link to a remote store, when the endpoint is not on this host and the interface
+    /// reports its speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkProbe>,
+}
+
+/// This host's memory bandwidth: threads copying a 32 MiB source into 1 MiB buffers (run::probe).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryProbe {
+    /// Bytes copied over the probe's wall time, MiB/s.
+    pub mib_per_s: f64,
+    /// Threads that copied (one per usable core, at most 8).
+    pub threads: u32,
+    /// Time the probe took, seconds (before the run).
+    pub probe_s: f64,
+}
+
+/// The link a remote store's bytes cross.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkProbe {
+    /// The endpoint (host:port, no credentials).
+    pub endpoint: String,
+    /// The network interface the kernel routes it through.
+    pub interface: String,
+    /// Its speed as the kernel reports it (/sys/class/net/IF/speed), Mbit/s.
+    pub mbit_per_s: u64,
+    /// Time the probe took, seconds.
+    pub probe_s: f64,
 }
 
 /// Time a rank's threads were runnable but not running during a phase: with the CPU they used, what
@@ -52,7 +83,12 @@ pub struct Dirty {
 impl Probes {
     /// True when no probe measured anything.
     pub fn is_empty(&self) -> bool {
-        self.cores.is_none() && self.page_cache.is_empty() && self.dirty.is_empty() && self.cpu_wait.is_empty()
+        self.cores.is_none()
+            && self.page_cache.is_empty()
+            && self.dirty.is_empty()
+            && self.cpu_wait.is_empty()
+            && self.memory.is_none()
+            && self.link.is_none()
     }
 }
 
@@ -82,4 +118,7 @@ pub struct Finding {
     pub evidence: Vec<String>,
     /// What to try.
     pub advice: String,
+    /// Figures this finding marks as suspect, named as in docs/metrics.md ("download mbyte_per_s").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suspect: Vec<String>,
 }

@@ -225,6 +225,34 @@ pub trait ReadStream: Send {
     fn close(self: Box<Self>) -> Result<Counters, StoreError>;
 }
 
+/// The far end of a remote store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Remote {
+    /// An endpoint given by name or address and port.
+    Host(String, u16),
+    /// A cloud service's default endpoint (no endpoint configured): reached through the default route.
+    Service,
+}
+
+impl Remote {
+    /// The host and port of an endpoint URL (`http://user@host:port/path`, `[v6]:port`, `host:port`);
+    /// the port defaults to the scheme's (80, or 443 for https). An empty URL is the service's default.
+    pub fn of_url(url: &str) -> Option<Remote> {
+        if url.trim().is_empty() {
+            return Some(Remote::Service);
+        }
+        let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+        let default = if scheme.eq_ignore_ascii_case("https") { 443 } else { 80 };
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) if !p.contains(']') && (!h.contains(':') || h.ends_with(']')) => (h, p.parse().ok()?),
+            _ => (authority, default),
+        };
+        (!host.is_empty()).then(|| Remote::Host(host.to_string(), port))
+    }
+}
+
 /// A place to store files or objects. Paths are `/`-separated and relative to the store's root.
 pub trait Store: Send + Sync {
     /// The store's URL, with any credentials removed, for reports.
@@ -271,6 +299,11 @@ pub trait Store: Send + Sync {
     /// How many of the first `len` bytes of the file at `path` are in this host's page cache
     /// (mincore), on stores that have one; None elsewhere. A probe taken outside timed phases.
     fn resident_bytes(&self, _path: &str, _len: u64) -> Option<u64> {
+        None
+    }
+    /// Where a remote store's bytes come from, for the link probe (`run::probe::link`); None for
+    /// stores on this host.
+    fn remote(&self) -> Option<Remote> {
         None
     }
     /// Store-wide counters, for `--verbose`.
@@ -452,6 +485,17 @@ pub fn redact_url(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_endpoints_from_urls() {
+        let h = |h: &str, p: u16| Some(Remote::Host(h.into(), p));
+        assert_eq!(Remote::of_url("http://127.0.0.1:9000"), h("127.0.0.1", 9000));
+        assert_eq!(Remote::of_url("https://***@store.example/bucket"), h("store.example", 443));
+        assert_eq!(Remote::of_url("http://[::1]:8080/x"), h("[::1]", 8080));
+        assert_eq!(Remote::of_url("nn.example:8020"), h("nn.example", 8020));
+        assert_eq!(Remote::of_url(""), Some(Remote::Service));
+        assert_eq!(Remote::of_url("http://host:notaport"), None);
+    }
 
     #[test]
     fn one_slash_between_path_and_name() {

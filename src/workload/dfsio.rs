@@ -265,7 +265,7 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
             let Some(&k) = tasks.get(i) else { break };
             let start = Instant::now();
             match one_task(target, plan, k, &mut buf, &moved[i], ctx, &mut calls) {
-                Ok(bytes) => {
+                Ok((bytes, first_byte)) => {
                     let end = Instant::now();
                     let time_ms = (end.duration_since(start).as_millis() as i64).max(1);
                     if !first_done.swap(true, Ordering::SeqCst) {
@@ -280,6 +280,7 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
                         bytes,
                         start_s: ctx.ns(start) as f64 / 1e9,
                         end_s: ctx.ns(end) as f64 / 1e9,
+                        first_byte_s: first_byte.map(|t| ctx.ns(t) as f64 / 1e9),
                         time_ms,
                         rate_mb_s: crate::stats::dfsio::task_rate(bytes as i64, time_ms) as f64,
                     });
@@ -309,7 +310,8 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
     out
 }
 
-/// One task: its bytes, `Err(None)` when stopped, `Err(Some(msg))` when it failed.
+/// One task: its bytes and, for reads, when its first byte arrived; `Err(None)` when stopped,
+/// `Err(Some(msg))` when it failed.
 fn one_task(
     target: &Target,
     plan: &DfsioPlan,
@@ -318,7 +320,7 @@ fn one_task(
     moved: &AtomicU64,
     ctx: &RunContext,
     calls: &mut Histogram,
-) -> Result<u64, Option<String>> {
+) -> Result<(u64, Option<Instant>), Option<String>> {
     let store = target.store.as_ref();
     let path = plan.file(k);
     let fail = |e: StoreError| Some(e.to_string());
@@ -356,7 +358,7 @@ fn one_task(
                 done += account(t, n);
             }
             w.close().map_err(fail)?;
-            Ok(done)
+            Ok((done, None))
         }
         Mode::Read => {
             let mut r = store
@@ -369,15 +371,16 @@ fn one_task(
             let mut rng = plan.seed ^ (k.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
             // TestDFSIO's nextOffset: random, backward (skipSize = -bufferSize) or skip.
             let mut pos: Option<u64> = None;
+            let mut first_byte = None;
             while done < want {
                 if ctx.stopping() {
                     return Err(None);
                 }
                 let t = Instant::now();
-                let n = match plan.order {
+                let read = match plan.order {
                     ReadOrder::Sequential => {
                         let n = ((want - done).min(bs)) as usize;
-                        r.read_next(&mut buf[..n]).map_err(fail)?.bytes
+                        r.read_next(&mut buf[..n]).map_err(fail)?
                     }
                     order => {
                         let at = match (order, pos) {
@@ -398,18 +401,20 @@ fn one_task(
                         }
                         pos = Some(at);
                         let n = ((want - done).min(bs)) as usize;
-                        r.read_at(at, &mut buf[..n]).map_err(fail)?.bytes
+                        r.read_at(at, &mut buf[..n]).map_err(fail)?
                     }
                 };
+                let n = read.bytes;
+                first_byte = first_byte.or(Some(read.first_byte));
                 if n == 0 {
                     break;
                 }
                 done += account(t, n);
             }
             r.close().map_err(fail)?;
-            Ok(done)
+            Ok((done, first_byte))
         }
-        Mode::Clean => Ok(0),
+        Mode::Clean => Ok((0, None)),
     }
 }
 

@@ -28,6 +28,7 @@ pub fn base_report(
     };
     let mut report = envelope(command, &url, engine, params, failure, started_at);
     report.warnings = target.warnings.clone();
+    report.probes.link = target.store.remote().and_then(|r| crate::run::probe::link(&r));
     report
 }
 
@@ -63,7 +64,11 @@ pub fn envelope(
         warnings: Vec::new(),
         outcome: Outcome { status, error },
         section: None,
-        probes: crate::stats::findings::Probes { cores: crate::run::usable_cores(), ..Default::default() },
+        probes: crate::stats::findings::Probes {
+            cores: crate::run::usable_cores(),
+            memory: crate::run::probe::memory(),
+            ..Default::default()
+        },
         findings: Vec::new(),
         tasks: Vec::new(),
     }

@@ -6,6 +6,11 @@
 pub use super::probes::{CpuWait, Dirty, Finding, Probes, Residency};
 use super::report::{RunReport, Section};
 
+mod impossible;
+mod latency;
+pub use impossible::{impossible, throughputs, LINK_FACTOR, MEMORY_FACTOR};
+pub use latency::latency_bound;
+
 /// A read phase whose file was at least this resident (percent) measured memory, not the device.
 pub const PAGE_CACHE_PCT: f64 = 50.0;
 /// Requests that spent at least this share of their time waiting for the first byte were bound by
@@ -39,6 +44,7 @@ const PUSHBACK: &[&str] = &["http_retries", "http_throttled", "http_5xx", "http_
 /// Every finding of a report, most important first.
 pub fn of(r: &RunReport) -> Vec<Finding> {
     let rules: &[fn(&RunReport) -> Vec<Finding>] = &[
+        impossible,
         page_cache,
         writes_in_cache,
         cpu_saturated,
@@ -55,8 +61,13 @@ pub fn of(r: &RunReport) -> Vec<Finding> {
     rules.iter().flat_map(|rule| rule(r)).collect()
 }
 
+/// Whether a finding of the report marked this figure (named as in docs/metrics.md) as suspect.
+pub fn suspect(r: &RunReport, figure: &str) -> bool {
+    r.findings.iter().any(|f| f.suspect.iter().any(|s| s == figure))
+}
+
 fn finding(rule: &str, verdict: String, evidence: Vec<String>, advice: &str) -> Finding {
-    Finding { rule: rule.into(), verdict, evidence, advice: advice.into() }
+    Finding { rule: rule.into(), verdict, evidence, advice: advice.into(), suspect: Vec::new() }
 }
 
 /// Per phase, a part and a whole summed over the ranks' probes, for the phases where part / whole
@@ -172,53 +183,6 @@ pub fn cpu_saturated(r: &RunReport) -> Vec<Finding> {
     out
 }
 
-/// Latency-bound reads: on stores that answer requests (object stores' GETs, HDFS DataNode reads),
-/// the fit time = latency + bytes / bandwidth through the download's block requests puts at least
-/// [`LATENCY_SHARE`] of a typical request in the wait for its first byte. The verdict gives the
-/// ceiling the observed concurrency can carry: in-flight x block / (latency + block / bandwidth).
-pub fn latency_bound(r: &RunReport) -> Vec<Finding> {
-    use super::sample::OpKind;
-    let requests =
-        r.counters.iter().any(|g| g.counters.iter().any(|(n, _)| n == "get_requests" || n == "datanode_reads"));
-    let Some(phase) = r.phases.iter().find(|p| p.name == "download" && p.duration_s > 0.0) else { return Vec::new() };
-    let blocks: Vec<_> = r.events.iter().filter(|e| e.op == OpKind::DownloadBlock && e.error.is_none()).collect();
-    if !requests || blocks.len() < 2 {
-        return Vec::new();
-    }
-    let s = |ns: u64| ns as f64 / 1e9;
-    let points: Vec<(u64, f64, f64)> = blocks
-        .iter()
-        .map(|e| (e.bytes, s(e.end_ns - e.start_ns), s(e.first_byte_ns.max(e.start_ns) - e.start_ns)))
-        .collect();
-    let (latency, stream_mib) = super::aggregate::link_fit(&points);
-    let mut totals: Vec<f64> = points.iter().map(|p| p.1).collect();
-    totals.sort_by(f64::total_cmp);
-    let typical = super::percentile_of_sorted(&totals, 0.5);
-    if typical <= 0.0 || latency / typical < LATENCY_SHARE {
-        return Vec::new();
-    }
-    let in_flight = totals.iter().sum::<f64>() / phase.duration_s;
-    let block = blocks.iter().map(|e| e.bytes).max().unwrap_or(0) as f64;
-    let per_request = latency + if stream_mib > 0.0 { block / (stream_mib * crate::units::MIB) } else { 0.0 };
-    let ceiling = crate::units::mib_per_s(in_flight * block, per_request);
-    vec![finding(
-        "latency_bound",
-        format!(
-            "each request waited {:.1} ms before its first byte ({:.0} % of it): {in_flight:.1} in flight can carry \
-             at most {ceiling:.1} MiB/s here",
-            latency * 1e3,
-            latency / typical * 100.0
-        ),
-        vec![
-            format!("request_latency_s = {latency:.4} s (fit over {} download requests)", blocks.len()),
-            format!("median request {typical:.4} s; stream_mib_per_s = {stream_mib:.1} MiB/s"),
-            format!("requests in flight (sum of request times / duration_s) = {in_flight:.2}"),
-            format!("download mbyte_per_s = {:.1} MiB/s", phase.mbyte_per_s),
-        ],
-        "raise --prefetch or --threads (more requests in flight) or the block size (fewer waits per byte)",
-    )]
-}
-
 /// A transfer method whose sending thread was busy (on a CPU, or runnable and waiting for one) at
 /// least [`SENDER_BUSY_SHARE`] of the wall time
 /// (mean over its runs of at least [`MIN_TRANSFER_S`]): the sender's CPU, not the link, bound it.
@@ -300,15 +264,17 @@ pub fn upload_in_close(r: &RunReport) -> Vec<Finding> {
     )]
 }
 
-/// Stragglers: TestDFSIO's stonewall rate and whole-run rate apart by more than [`STRAGGLER_GAP`];
-/// the slowest tasks named.
+/// Stragglers: the whole-run rate more than [`STRAGGLER_GAP`] below TestDFSIO's stonewall rate (all
+/// tasks' bytes until the first ended), with tasks that ended that much after the median: the slowest
+/// are named. A whole-run rate above the stonewall rate (tasks that started late, a run of a few ms) is
+/// no straggler.
 pub fn stragglers(r: &RunReport) -> Vec<Finding> {
     let Some(Section::Dfsio(d)) = &r.section else { return Vec::new() };
-    if d.stonewall_mb_s <= 0.0 || d.aggregate_mb_s <= 0.0 {
+    if d.stonewall_mb_s <= 0.0 || d.aggregate_mb_s <= 0.0 || d.tasks.len() < 2 {
         return Vec::new();
     }
-    let gap = (d.stonewall_mb_s - d.aggregate_mb_s).abs() / d.stonewall_mb_s.max(d.aggregate_mb_s);
-    if gap <= STRAGGLER_GAP || d.tasks.len() < 2 {
+    let gap = (d.stonewall_mb_s - d.aggregate_mb_s) / d.stonewall_mb_s;
+    if gap <= STRAGGLER_GAP {
         return Vec::new();
     }
     let mut by_end: Vec<_> = d.tasks.iter().collect();
@@ -322,6 +288,9 @@ pub fn stragglers(r: &RunReport) -> Vec<Finding> {
         .take(3)
         .map(|t| format!("task {} (rank {}, {}) ended at {:.3} s", t.task, t.rank, t.host, t.end_s))
         .collect();
+    if slow.is_empty() {
+        return Vec::new();
+    }
     let mut evidence = vec![
         format!("stonewall_mb_s = {:.1} MB/s, aggregate_mb_s = {:.1} MB/s", d.stonewall_mb_s, d.aggregate_mb_s),
         format!("median task ended at {median:.3} s"),
@@ -330,7 +299,7 @@ pub fn stragglers(r: &RunReport) -> Vec<Finding> {
     vec![finding(
         "stragglers",
         format!(
-            "the run waited on its slowest tasks: the whole-run rate is {:.0} % off the stonewall rate",
+            "the run waited on its slowest tasks: they pulled the whole-run rate {:.0} % below the stonewall rate",
             gap * 100.0
         ),
         evidence,

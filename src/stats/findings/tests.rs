@@ -8,6 +8,7 @@ fn fixture(name: &str) -> RunReport {
         "bandwidth" => include_str!("../../../tests/fixtures/report-v1/bandwidth.json"),
         "ops" => include_str!("../../../tests/fixtures/report-v1/ops.json"),
         "dfsio" => include_str!("../../../tests/fixtures/report-v1/dfsio.json"),
+        "ranges" => include_str!("../../../tests/fixtures/report-v1/ranges.json"),
         other => panic!("no fixture {other}"),
     };
     RunReport::from_json(text).unwrap()
@@ -99,6 +100,105 @@ fn latency_bound_when_half_of_each_request_is_waiting() {
     assert!(latency_bound(&r).is_empty());
 }
 
+fn gets() -> Vec<CounterGroup> {
+    vec![CounterGroup { scope: "store".into(), counters: vec![("get_requests".into(), 10)] }]
+}
+
+#[test]
+fn latency_bound_from_ops_downloads_means() {
+    // 10 downloads of 1 MiB, 50 ms to first byte of 60 ms each, one at a time over 0.6 s of repeats.
+    let mut r = fixture("ops");
+    r.counters = gets();
+    let Some(Section::Ops(run)) = &mut r.section else { panic!("ops fixture") };
+    for (i, p) in run.repeats.iter_mut().enumerate() {
+        p.summary.wall_s = [0.2, 0.2, 0.2][i];
+    }
+    let mut download = r.ops[0].clone();
+    download.op = "download".into();
+    download.bytes = 10 << 20;
+    download.latency.count = 10;
+    download.latency.mean_s = 0.06;
+    download.latency.first_byte_mean_s = 0.05;
+    download.latency.total_s = 0.6;
+    r.ops.push(download.clone());
+    let f = latency_bound(&r);
+    assert_eq!(rules(&f), ["latency_bound"]);
+    // 1 MiB / (0.05 + 1 MiB / (1 MiB / 0.01 s)) = 16.7 MiB/s with 1.0 in flight.
+    assert!(
+        f[0].verdict.ends_with("(83 % of it): 1.0 in flight can carry at most 16.7 MiB/s here"),
+        "{}",
+        f[0].verdict
+    );
+    assert!(f[0].evidence[0].contains("means over 10 downloads"), "{:?}", f[0].evidence);
+    r.ops.last_mut().unwrap().latency.first_byte_mean_s = 0.02;
+    assert!(latency_bound(&r).is_empty(), "20 ms of 60 ms waiting is a third");
+}
+
+#[test]
+fn latency_bound_from_dfsio_read_tasks() {
+    // Four 8 MiB reads, two at a time: 0.4 s to the first byte of 0.5 s each.
+    let mut r = fixture("dfsio");
+    r.counters = vec![CounterGroup { scope: "store".into(), counters: vec![("datanode_reads".into(), 4)] }];
+    let Some(Section::Dfsio(d)) = &mut r.section else { panic!("dfsio fixture") };
+    let proto = d.tasks[0].clone();
+    d.tasks = (0..4u64)
+        .map(|k| {
+            let start = (k / 2) as f64 * 0.5;
+            crate::stats::dfsio::TaskRecord {
+                task: k,
+                bytes: 8 << 20,
+                start_s: start,
+                end_s: start + 0.5,
+                first_byte_s: Some(start + 0.4),
+                ..proto.clone()
+            }
+        })
+        .collect();
+    let f = latency_bound(&r);
+    assert_eq!(rules(&f), ["latency_bound"]);
+    // Same sizes: latency is the median wait (0.4 s), the stream 8 MiB / 0.1 s; 2 in flight over 1 s:
+    // 2 x 8 MiB / (0.4 + 0.1) = 32 MiB/s.
+    assert!(f[0].verdict.contains("waited 400.0 ms"), "{}", f[0].verdict);
+    assert!(f[0].verdict.ends_with("2.0 in flight can carry at most 32.0 MiB/s here"), "{}", f[0].verdict);
+    // A write has no first bytes: nothing to say.
+    let Some(Section::Dfsio(d)) = &mut r.section else { unreachable!() };
+    d.tasks.iter_mut().for_each(|t| t.first_byte_s = None);
+    assert!(latency_bound(&r).is_empty());
+}
+
+#[test]
+fn latency_bound_from_ranges_cold_gets() {
+    use crate::stats::report::RequestReport;
+    let mut r = fixture("ranges");
+    r.counters = gets();
+    let Some(Section::Ranges(run)) = &mut r.section else { panic!("ranges fixture") };
+    run.request_latency_s = 0.03;
+    run.stream_mib_per_s = 50.0;
+    let s = run.strategies.iter_mut().find(|s| s.name == "sequential").expect("sequential in the fixture");
+    // Five GETs of 512 KiB one after the other, 30 ms waiting of 40 ms each.
+    s.cold_requests = (0..5)
+        .map(|i| RequestReport {
+            length: 512 << 10,
+            at_s: i as f64 * 0.04,
+            first_byte_s: 0.03,
+            transfer_s: 0.01,
+            total_s: 0.04,
+            ..Default::default()
+        })
+        .collect();
+    s.cold_s = 0.2;
+    let f = latency_bound(&r);
+    assert_eq!(rules(&f), ["latency_bound"]);
+    // 1 in flight: 0.5 MiB / (0.03 + 0.5 / 50) = 12.5 MiB/s.
+    assert!(
+        f[0].verdict.ends_with("(75 % of it): 1.0 in flight can carry at most 12.5 MiB/s here"),
+        "{}",
+        f[0].verdict
+    );
+    r.counters.clear();
+    assert!(latency_bound(&r).is_empty(), "a local file's reads are no requests");
+}
+
 #[test]
 fn sender_cpu_bound_names_the_busy_method_and_the_cheapest() {
     use crate::stats::cpu::CpuTimes;
@@ -172,9 +272,18 @@ fn stragglers_past_a_fifth_apart() {
     d.tasks[1].end_s = 3.0;
     let f = stragglers(&r);
     assert_eq!(rules(&f), ["stragglers"]);
-    assert!(f[0].verdict.contains("50 % off the stonewall rate"), "{}", f[0].verdict);
+    assert!(f[0].verdict.contains("50 % below the stonewall rate"), "{}", f[0].verdict);
     // The median of two ends is the lower (nearest rank): the task ending at 3 s is named.
     assert!(f[0].evidence.iter().any(|e| e.contains("ended at 3.000 s")), "{:?}", f[0].evidence);
+    // The whole-run rate above the stonewall rate: no task held the run up.
+    let Some(Section::Dfsio(d)) = &mut r.section else { unreachable!() };
+    d.aggregate_mb_s = 200.0;
+    assert!(stragglers(&r).is_empty(), "aggregate above stonewall");
+    // Far apart, but every task ended together: nobody to name, nothing said.
+    let Some(Section::Dfsio(d)) = &mut r.section else { unreachable!() };
+    d.aggregate_mb_s = 50.0;
+    d.tasks[0].end_s = 3.0;
+    assert!(stragglers(&r).is_empty(), "no task after the median");
 }
 
 #[test]
@@ -251,4 +360,61 @@ fn most_important_first_and_nothing_when_nothing() {
     let mut r = bandwidth(0.1);
     r.probes.page_cache = vec![resident(100)];
     assert_eq!(rules(&of(&r)), ["page_cache", "short_run"]);
+}
+
+#[test]
+fn impossible_above_one_and_a_half_times_the_memory_probe() {
+    use crate::stats::probes::MemoryProbe;
+    // Each phase moved 1 GiB in 0.1 s: 10,240 MiB/s.
+    let mut r = bandwidth(0.1);
+    for p in r.phases.iter_mut() {
+        p.mbyte_per_s = 10_240.0;
+    }
+    assert!(impossible(&r).is_empty(), "no probe, no ceiling");
+    r.probes.memory = Some(MemoryProbe { mib_per_s: 8_000.0, threads: 2, probe_s: 0.03 });
+    assert!(impossible(&r).is_empty(), "1.28x the probe is within its noise");
+    r.probes.memory = Some(MemoryProbe { mib_per_s: 6_000.0, threads: 2, probe_s: 0.03 });
+    let f = impossible(&r);
+    assert_eq!(rules(&f), ["impossible"]);
+    assert_eq!(f[0].suspect, ["upload mbyte_per_s", "download mbyte_per_s"]);
+    assert!(
+        f[0].verdict.starts_with("upload mbyte_per_s = 10240 MiB/s is 1.7x what this host's memory"),
+        "{}",
+        f[0].verdict
+    );
+    // Two hosts carry twice as much.
+    r.tasks = r
+        .tasks
+        .iter()
+        .cloned()
+        .chain(r.tasks.iter().cloned().map(|mut t| {
+            t.host = "other".into();
+            t
+        }))
+        .collect();
+    assert!(r.tasks.iter().any(|t| t.host != "other"), "the fixture has tasks on its own host");
+    assert!(impossible(&r).is_empty(), "{:?}", impossible(&r));
+}
+
+#[test]
+fn impossible_above_the_link_to_a_remote_store() {
+    use crate::stats::probes::LinkProbe;
+    let mut r = bandwidth(1.0);
+    r.tasks.clear();
+    // 1 Gbit/s = 119.2 MiB/s; x 1.1 = 131.1 MiB/s.
+    r.probes.link =
+        Some(LinkProbe { endpoint: "s3.example:443".into(), interface: "eth0".into(), mbit_per_s: 1000, probe_s: 0.0 });
+    r.phases[0].mbyte_per_s = 130.0;
+    r.phases[1].mbyte_per_s = 140.0;
+    let f = impossible(&r);
+    assert_eq!(rules(&f), ["impossible"]);
+    assert_eq!(f[0].suspect, ["download mbyte_per_s"]);
+    assert!(
+        f[0].verdict.contains("more than the 1000 Mbit/s link to s3.example:443 carries (119 MiB/s)"),
+        "{}",
+        f[0].verdict
+    );
+    // The figure is marked for every exporter.
+    r.findings = f;
+    assert!(suspect(&r, "download mbyte_per_s") && !suspect(&r, "upload mbyte_per_s"));
 }

@@ -63,6 +63,8 @@ pub struct HdfsStore {
     root: String,
     /// Who is asked, for messages: "the NameNode at host:port" or "nameservice NS (host:port, ...)".
     namenode: String,
+    /// The first NameNode's RPC address (host:port), for the link probe.
+    first_address: Option<String>,
     replication: Option<u32>,
     block_size: Option<u64>,
     counts: Arc<Counts>,
@@ -219,6 +221,7 @@ impl HdfsStore {
             rt,
             root: format!("hdfs://{authority}"),
             namenode,
+            first_address: addrs.first().cloned(),
             replication,
             block_size,
             counts: Arc::new(Counts::default()),
@@ -387,6 +390,12 @@ impl Store for HdfsStore {
             Ok(_) => Ok(()),
             Err(e) => Err(self.err("remove directory", path, e)),
         }
+    }
+
+    fn remote(&self) -> Option<crate::store::Remote> {
+        // The NameNode's host: DataNodes are other hosts, but their bytes cross the same interface when
+        // they are remote too (a mini-cluster on this host is loopback, and has no link).
+        crate::store::Remote::of_url(self.first_address.as_deref()?)
     }
 
     fn counters(&self) -> Counters {

@@ -316,6 +316,10 @@ impl Store for ObjStore {
         Ok(())
     }
 
+    fn remote(&self) -> Option<crate::store::Remote> {
+        crate::store::Remote::of_url(&self.endpoint)
+    }
+
     fn counters(&self) -> Counters {
         let mut all = self.counts.list();
         all.extend(self.wire.counters());

@@ -12,6 +12,7 @@ fn task(k: u64, bytes: u64, start: f64, end: f64) -> TaskRecord {
         bytes,
         start_s: start,
         end_s: end,
+        first_byte_s: None,
         time_ms,
         rate_mb_s: crate::stats::dfsio::task_rate(bytes as i64, time_ms) as f64,
     }
