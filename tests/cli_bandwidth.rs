@@ -453,3 +453,28 @@ fn ctrl_c_stops_reports_and_cleans_up() {
     assert!(report.phases[0].blocks.count > 0);
     assert_eq!(entries(tmp.path()), ["r.json"], "partial file and run dir removed");
 }
+
+/// A run of more blocks than the report's event cap keeps an even sample of them and says so, while
+/// its statistics still count every block; the CSV log still has every block.
+#[test]
+fn the_event_list_is_capped_and_says_how_it_was_sampled() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, csv) = (dir.path().join("r.json"), dir.path().join("r.csv"));
+    let out = common::sb()
+        .args(["bandwidth", "70000k", "--block", "1k", "-q", "--json"])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .arg("memory://capped/")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = common::report(&json);
+    let s = r.event_sampling.expect("event_sampling in the report");
+    assert_eq!(s.cap, storebench::stats::sample::EVENT_CAP as u64);
+    assert!(s.total > s.cap && s.stride == 4 && s.kept == r.events.len() as u64, "{s:?}");
+    assert!(r.events.len() <= storebench::stats::sample::EVENT_CAP);
+    assert_eq!(r.phases[0].blocks.count + r.phases[1].blocks.count, 140_000, "statistics count every block");
+    let rows = std::fs::read_to_string(&csv).unwrap().lines().filter(|l| l.contains("block")).count();
+    assert!(rows >= 140_000, "{rows} block rows in the CSV log");
+}

@@ -88,6 +88,7 @@ fn seed_report() -> RunReport {
         phases: vec![phase_report(&rec, &UPLOAD, cpu, 1).unwrap(), phase_report(&rec, &DOWNLOAD, cpu, 1).unwrap()],
         ops: op_stats(&rec),
         events: rec.events().to_vec(),
+        event_sampling: None,
         counters: vec![CounterGroup {
             scope: "upload stream".into(),
             counters: vec![("bytes_written".into(), 134_217_728)],

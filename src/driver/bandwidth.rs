@@ -81,9 +81,9 @@ impl Command for Bandwidth {
         let mine = layout.of_rank(rank.dist.rank());
         let ctx = RunContext::new(rank.stop.clone());
         let progress = Progress::start(ctx.bytes_done.clone(), plan.size * 2, rank.quiet);
-        // Reserve up front for at most a million events; a longer run grows the list as it goes.
-        let capacity = (plan.blocks().saturating_mul(2) + 16).min(1 << 20) as usize;
-        let rec = if self.ranks == 1 { Recorder::new().keep_events(capacity) } else { Recorder::new() };
+        // The report keeps at most EVENT_CAP events, spread over the run; the CSV log gets every one.
+        let cap = crate::stats::sample::EVENT_CAP;
+        let rec = if self.ranks == 1 { Recorder::new().keep_events(cap) } else { Recorder::new() };
         let mut rec = rec.with_sink(rank.csv.clone());
         // The download starts together on every rank; MPI is called from this (the main) thread only.
         let mut between = || rank.dist.barrier(wait_after(rank.began));

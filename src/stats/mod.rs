@@ -10,6 +10,7 @@ pub mod latency;
 pub mod probes;
 pub mod report;
 pub mod sample;
+pub mod timeline;
 pub mod transfer;
 
 /// The 1-based nearest rank of quantile `q` (0..=1) among `n` values: `ceil(q * n)`, at least 1 and at

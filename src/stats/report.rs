@@ -35,8 +35,12 @@ pub struct RunReport {
     pub phases: Vec<PhaseReport>,
     /// Per-operation-kind statistics over the whole run.
     pub ops: Vec<OpStats>,
-    /// Every operation, in order, when the workload keeps them (bandwidth does).
+    /// The operations in order, when the workload keeps them (bandwidth on one rank), at most
+    /// `event_sampling.cap`: a longer run keeps every `stride`-th.
     pub events: Vec<Event>,
+    /// How `events` was sampled from the run's operations (absent when none are kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_sampling: Option<super::sample::EventSampling>,
     /// Counters kept by the store and its streams (shown with `--verbose`).
     pub counters: Vec<CounterGroup>,
     /// Warnings about the configuration.

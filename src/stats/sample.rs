@@ -173,19 +173,50 @@ impl OpAccumulator {
 pub struct Recorder {
     ops: Vec<OpAccumulator>,
     events: Option<Vec<Event>>,
+    sampling: EventSampling,
     sink: Option<Sender<Event>>,
+}
+
+/// Events a report keeps at most: a run of more keeps every `stride`-th (docs/metrics.md). About 5 MiB.
+pub const EVENT_CAP: usize = 65_536;
+
+/// How a report's event list was sampled from the run's events: every `stride`-th of `total`, so that at
+/// most `cap` are kept (the statistics and the CSV log cover every event).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventSampling {
+    /// Events the run recorded.
+    pub total: u64,
+    /// Events kept.
+    pub kept: u64,
+    /// One kept in this many (1: all).
+    pub stride: u64,
+    /// The cap.
+    pub cap: u64,
 }
 
 impl Recorder {
     /// A recorder that keeps statistics only.
     pub fn new() -> Self {
-        Self { ops: vec![OpAccumulator::default(); OpKind::ALL.len()], events: None, sink: None }
+        Self {
+            ops: vec![OpAccumulator::default(); OpKind::ALL.len()],
+            events: None,
+            sampling: EventSampling::default(),
+            sink: None,
+        }
     }
 
-    /// Also keeps every event, with room reserved for `capacity` of them.
-    pub fn keep_events(mut self, capacity: usize) -> Self {
-        self.events = Some(Vec::with_capacity(capacity));
+    /// Also keeps the events, at most `cap` of them: when the list is full every other one is dropped
+    /// and from then on one in twice as many is kept, so the list stays spread evenly over the run.
+    pub fn keep_events(mut self, cap: usize) -> Self {
+        let cap = cap.max(2);
+        self.events = Some(Vec::with_capacity(cap.min(4096)));
+        self.sampling = EventSampling { total: 0, kept: 0, stride: 1, cap: cap as u64 };
         self
+    }
+
+    /// How the kept events were sampled (`cap` 0 when none are kept).
+    pub fn sampling(&self) -> EventSampling {
+        EventSampling { kept: self.events().len() as u64, ..self.sampling }
     }
 
     /// Also sends every event to a writer thread.
@@ -202,7 +233,21 @@ impl Recorder {
             let _ = sink.send(e.clone());
         }
         if let Some(events) = &mut self.events {
-            events.push(e);
+            let s = &mut self.sampling;
+            if s.total % s.stride == 0 {
+                if events.len() as u64 >= s.cap {
+                    let mut i = 0;
+                    events.retain(|_| {
+                        i += 1;
+                        i % 2 == 1
+                    });
+                    s.stride *= 2;
+                }
+                if s.total % s.stride == 0 {
+                    events.push(e);
+                }
+            }
+            s.total += 1;
         }
     }
 
@@ -222,6 +267,9 @@ impl Recorder {
         for (a, b) in self.ops.iter_mut().zip(other.ops.iter()) {
             a.merge(b);
         }
+        self.sampling.total += other.sampling.total;
+        self.sampling.stride = self.sampling.stride.max(other.sampling.stride);
+        self.sampling.cap = self.sampling.cap.max(other.sampling.cap);
         if let Some(theirs) = other.events {
             match &mut self.events {
                 Some(mine) if !mine.is_empty() => {
@@ -318,6 +366,21 @@ mod tests {
             end_ns: end,
             error: error.map(String::from),
         }
+    }
+
+    #[test]
+    fn kept_events_are_capped_and_spread_over_the_run() {
+        let mut r = Recorder::new().keep_events(4);
+        for i in 0..10u64 {
+            r.record(ev(OpKind::UploadBlock, 1, i, i + 1, None));
+        }
+        // Full at 4 (0..3): halved to 0, 2, then every 2nd: 4, 6; full again: 0, 4, then every 4th: 8.
+        let starts: Vec<u64> = r.events().iter().map(|e| e.start_ns).collect();
+        assert_eq!(starts, [0, 4, 8]);
+        assert_eq!(r.sampling(), EventSampling { total: 10, kept: 3, stride: 4, cap: 4 });
+        // Statistics cover every event.
+        assert_eq!(r.op(OpKind::UploadBlock).ok, 10);
+        assert_eq!(Recorder::new().keep_events(100).sampling().stride, 1);
     }
 
     #[test]

@@ -60,6 +60,7 @@ pub fn envelope(
         phases: Vec::new(),
         ops: Vec::new(),
         events: Vec::new(),
+        event_sampling: None,
         counters: Vec::new(),
         warnings: Vec::new(),
         outcome: Outcome { status, error },

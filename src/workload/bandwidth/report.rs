@@ -150,6 +150,7 @@ pub fn report(
         phases,
         ops: aggregate::op_stats(rec),
         events: rec.events().to_vec(),
+        event_sampling: Some(rec.sampling()).filter(|s| s.cap > 0),
         counters: out.counters.clone(),
         tasks,
         ..crate::workload::base_report("bandwidth", target, engine, params, out.failure.as_ref(), started_at)

@@ -132,8 +132,8 @@ pub fn parse_mix(s: &str) -> Result<Vec<(Op, u32)>, String> {
 /// What one thread did in one repeat.
 #[derive(Debug, Default)]
 pub struct ThreadRun {
-    /// (end ns since the repeat's epoch, bytes) of each successful operation.
-    pub done: Vec<(u64, u64)>,
+    /// The successful operations over time (constant memory, whatever their number).
+    pub done: crate::stats::timeline::Timeline,
     /// The first failure messages.
     pub errors: Vec<String>,
     /// Failed operations.
@@ -407,7 +407,7 @@ pub fn run_thread(
         });
         match err {
             None => {
-                out.done.push((ctx.ns(t1), bytes));
+                out.done.record(ctx.ns(t1), bytes);
                 ctx.bytes_done.fetch_add(bytes, Ordering::Relaxed);
             }
             Some(e) => {

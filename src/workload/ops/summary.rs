@@ -18,19 +18,13 @@ fn merged(plan: &OpsPlan, rec: &Recorder) -> OpAccumulator {
 
 /// When each thread's last successful operation ended (0 for none), ns since the repeat's start.
 pub fn thread_ends(threads: &[ThreadRun]) -> Vec<u64> {
-    threads.iter().map(|t| t.done.last().map_or(0, |d| d.0)).collect()
+    threads.iter().map(|t| t.done.last_end_ns).collect()
 }
 
-/// Operations and bytes that had ended by `ns`.
+/// Operations and bytes that had ended by `ns` (exact on a millisecond for runs of up to 4 s; see
+/// `stats::timeline`).
 pub fn done_by(threads: &[ThreadRun], ns: u64) -> (u64, u64) {
-    let (mut ops, mut bytes) = (0, 0);
-    for (end, b) in threads.iter().flat_map(|t| t.done.iter()) {
-        if *end <= ns {
-            ops += 1;
-            bytes += b;
-        }
-    }
-    (ops, bytes)
+    threads.iter().map(|t| t.done.done_by(ns)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
 /// The aggregate figures, with both throughput definitions (until the last thread ends, and until the
@@ -86,12 +80,12 @@ pub fn thread_tasks(
                 task: format!("thread {}", first + i),
                 repeat: Some(repeat),
                 path: file_of(base, first + i),
-                ops: t.done.len() as u64,
+                ops: t.done.ops,
                 errors: t.failed,
-                bytes: t.done.iter().map(|d| d.1).sum(),
+                bytes: t.done.bytes,
                 ..Default::default()
             }
-            .timed(t.done.last().map_or(0, |d| d.0) as f64 / 1e9)
+            .timed(t.done.last_end_ns as f64 / 1e9)
         })
         .collect()
 }
@@ -110,13 +104,8 @@ pub fn add_seconds(into: &mut Vec<SecondSample>, from: &[SecondSample]) {
 /// Operations and bytes that ended in each second.
 pub fn per_second(threads: &[ThreadRun]) -> Vec<SecondSample> {
     let mut out: Vec<SecondSample> = Vec::new();
-    for (end, bytes) in threads.iter().flat_map(|t| t.done.iter()) {
-        let s = end / 1_000_000_000;
-        while out.len() as u64 <= s {
-            out.push(SecondSample { second: out.len() as u64, ..Default::default() });
-        }
-        out[s as usize].ops += 1;
-        out[s as usize].bytes += bytes;
+    for t in threads {
+        add_seconds(&mut out, t.done.per_second());
     }
     out
 }

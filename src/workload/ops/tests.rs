@@ -10,7 +10,11 @@ fn summarize(plan: &OpsPlan, rec: &Recorder, threads: &[ThreadRun], cpu: CpuTime
 }
 
 fn thread(done: &[(u64, u64)]) -> ThreadRun {
-    ThreadRun { done: done.to_vec(), ..Default::default() }
+    let mut t = ThreadRun::default();
+    for &(end, bytes) in done {
+        t.done.record(end, bytes);
+    }
+    t
 }
 
 fn plan(mix: Vec<(Op, u32)>) -> OpsPlan {
