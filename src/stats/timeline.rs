@@ -2,9 +2,9 @@
 //! any instant (for the stonewall figures), per second (for the series), and in all. It replaces a
 //! list of every operation (16 bytes each: 1.3 GB for 83 M operations) with at most [`SLOTS`]
 //! buckets whose width doubles when the run outgrows them: 1 ms wide for a run of up to 4 s, about
-//! 1 s wide for an hour. A count by an instant on a bucket boundary is exact; inside a bucket its ops
-//! are taken in proportion to the part of the bucket before the instant (error: under one bucket's
-//! operations).
+//! 1 s wide for an hour. A count by an instant on a bucket boundary or at or after the last end is
+//! exact; inside a bucket its ops are taken in proportion to the part of the bucket before the
+//! instant (error: under one bucket's operations).
 
 use super::report::SecondSample;
 use serde::{Deserialize, Serialize};
@@ -76,6 +76,10 @@ impl Timeline {
 
     /// Operations and bytes that had ended by `ns` (see the module's note on exactness).
     pub fn done_by(&self, ns: u64) -> (u64, u64) {
+        // The last end is known exactly: by then everything had ended (the stonewall's own thread).
+        if ns >= self.last_end_ns {
+            return (self.ops, self.bytes);
+        }
         let w = self.width();
         let whole = (ns / w) as usize;
         let (mut ops, mut bytes) = self.buckets.iter().take(whole + 1).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
@@ -111,6 +115,16 @@ mod tests {
         // Half way into the bucket that holds the two 2 ms ends: half of them.
         assert_eq!(t.done_by(MS + MS / 2), (3, 11 + 1100 / 2));
         assert_eq!((t.ops, t.bytes, t.last_end_ns), (4, 1111, 2 * MS));
+    }
+
+    #[test]
+    fn by_its_own_last_end_a_thread_has_done_everything() {
+        // Ends inside a bucket: proportional counting alone would leave the last operation out.
+        let mut t = Timeline::new();
+        t.record(MS / 3, 5);
+        t.record(MS + MS / 3, 7);
+        assert_eq!(t.done_by(MS + MS / 3), (2, 12));
+        assert_eq!(t.done_by(MS + MS / 3 - 1).0, 1, "just before the last end: the first only");
     }
 
     #[test]
