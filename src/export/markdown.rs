@@ -73,7 +73,7 @@ pub fn markdown(r: &RunReport) -> String {
                         p.name.clone(),
                         p.bytes.to_string(),
                         f3(p.duration_s),
-                        cell(r, &format!("{} mbyte_per_s", p.name), f3(p.mbyte_per_s)),
+                        cell(r, &crate::stats::findings::phase_figure(&p.name), f3(p.mbyte_per_s)),
                         f6(p.blocks.p50_s),
                         f6(p.blocks.p99_s),
                         p.cpu.s_per_gib.map_or("-".into(), f3),

@@ -1,6 +1,7 @@
 //! The ops workload's text, Markdown and CSV: one column per repeat and the statistics across them,
 //! as the Doris seed's Google Benchmark table, with the first (cold) repeat flagged.
 
+use crate::stats::findings::repeat_figure;
 use crate::stats::report::{FigureStats, OpsParams, OpsRun, Params, RunReport, Status};
 use crate::units::{human_bytes, with_commas};
 use std::fmt::Write;
@@ -60,7 +61,7 @@ fn cells(r: &RunReport, run: &OpsRun) -> Vec<Vec<String>> {
             run.repeats
                 .iter()
                 .filter_map(|p| p.figures.get(i).map(|g| (p.repeat, g)))
-                .map(|(n, g)| super::findings::cell(r, &format!("repeat {n} {}", g.name), num(g.value))),
+                .map(|(n, g)| super::findings::cell(r, &repeat_figure(n, &g.name), num(g.value))),
         );
         if let Some(s) = run.statistics.get(i) {
             row.extend([
@@ -146,8 +147,7 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
                 num(s.stonewall_mib_per_s),
                 s.cpu.s_per_gib.map_or("n/a".into(), num)
             );
-            let names =
-                [format!("repeat {} mib_per_s", rep.repeat), format!("repeat {} stonewall_mib_per_s", rep.repeat)];
+            let names = [repeat_figure(rep.repeat, "mib_per_s"), repeat_figure(rep.repeat, "stonewall_mib_per_s")];
             out.push_str(&super::findings::suspect_line(r, &[&names[0], &names[1]]));
         }
         let _ = writeln!(out);

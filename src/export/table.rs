@@ -56,7 +56,7 @@ fn phase(out: &mut String, r: &RunReport, p: &PhaseReport, ranks: u32) {
     let _ = writeln!(out);
     let _ = writeln!(out, "{verb} bandwidth in Megabits/second {:.3} Mbit/s", p.mbit_per_s);
     let _ = writeln!(out, "{verb} bandwidth in Megabytes/second {:.3} MB/s", p.mbyte_per_s);
-    out.push_str(&super::findings::suspect_line(r, &[&format!("{} mbyte_per_s", p.name)]));
+    out.push_str(&super::findings::suspect_line(r, &[&crate::stats::findings::phase_figure(&p.name)]));
     let b = &p.blocks;
     let _ = writeln!(
         out,

@@ -7,15 +7,25 @@
 //! instant (error: under one bucket's operations).
 
 use super::report::SecondSample;
-use serde::{Deserialize, Serialize};
 
 /// Buckets at most (each 16 bytes).
 pub const SLOTS: usize = 4096;
 /// The first bucket width, ns.
 pub const FIRST_WIDTH_NS: u64 = 1_000_000;
 
+/// Adds per-second samples (another thread's or rank's) to `into`, second by second.
+pub fn add_seconds(into: &mut Vec<SecondSample>, from: &[SecondSample]) {
+    for x in from {
+        while into.len() as u64 <= x.second {
+            into.push(SecondSample { second: into.len() as u64, ..Default::default() });
+        }
+        into[x.second as usize].ops += x.ops;
+        into[x.second as usize].bytes += x.bytes;
+    }
+}
+
 /// Completions over time. Bucket k holds the operations that ended in ((k - 1) w, k w] ns.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Timeline {
     width_ns: u64,
     buckets: Vec<(u64, u64)>,
@@ -28,34 +38,31 @@ pub struct Timeline {
     pub last_end_ns: u64,
 }
 
+impl Default for Timeline {
+    fn default() -> Self {
+        Self { width_ns: FIRST_WIDTH_NS, buckets: Vec::new(), seconds: Vec::new(), ops: 0, bytes: 0, last_end_ns: 0 }
+    }
+}
+
 impl Timeline {
     /// An empty timeline.
     pub fn new() -> Self {
-        Self { width_ns: FIRST_WIDTH_NS, ..Default::default() }
-    }
-
-    fn width(&self) -> u64 {
-        self.width_ns.max(FIRST_WIDTH_NS)
+        Self::default()
     }
 
     /// One operation that ended at `end_ns` (ns since the epoch) and moved `bytes`.
     pub fn record(&mut self, end_ns: u64, bytes: u64) {
-        let mut k = end_ns.div_ceil(self.width()) as usize;
+        let mut k = end_ns.div_ceil(self.width_ns) as usize;
         while k >= SLOTS {
             self.coarsen();
-            k = end_ns.div_ceil(self.width()) as usize;
+            k = end_ns.div_ceil(self.width_ns) as usize;
         }
         if self.buckets.len() <= k {
             self.buckets.resize(k + 1, (0, 0));
         }
         self.buckets[k].0 += 1;
         self.buckets[k].1 += bytes;
-        let s = (end_ns / 1_000_000_000) as usize;
-        while self.seconds.len() <= s {
-            self.seconds.push(SecondSample { second: self.seconds.len() as u64, ..Default::default() });
-        }
-        self.seconds[s].ops += 1;
-        self.seconds[s].bytes += bytes;
+        add_seconds(&mut self.seconds, &[SecondSample { second: end_ns / 1_000_000_000, ops: 1, bytes }]);
         self.ops += 1;
         self.bytes += bytes;
         self.last_end_ns = self.last_end_ns.max(end_ns);
@@ -71,7 +78,7 @@ impl Timeline {
             new[j].1 += b;
         }
         self.buckets = new;
-        self.width_ns = self.width() * 2;
+        self.width_ns *= 2;
     }
 
     /// Operations and bytes that had ended by `ns` (see the module's note on exactness).
@@ -80,7 +87,7 @@ impl Timeline {
         if ns >= self.last_end_ns {
             return (self.ops, self.bytes);
         }
-        let w = self.width();
+        let w = self.width_ns;
         let whole = (ns / w) as usize;
         let (mut ops, mut bytes) = self.buckets.iter().take(whole + 1).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         let rem = ns % w;

@@ -11,16 +11,25 @@ pub const MEMORY_FACTOR: f64 = 1.5;
 /// A figure above this multiple of the link's speed did not cross the link.
 pub const LINK_FACTOR: f64 = 1.1;
 
+/// The name a phase's throughput goes by in findings and marks ("download mbyte_per_s").
+pub fn phase_figure(phase: &str) -> String {
+    format!("{phase} mbyte_per_s")
+}
+
+/// The name of one repeat's figure in findings and marks ("repeat 2 mib_per_s").
+pub fn repeat_figure(repeat: usize, figure: &str) -> String {
+    format!("repeat {repeat} {figure}")
+}
+
 /// The throughput figures of a report, by name (as in docs/metrics.md), in MiB/s (the seeds' MB/s are
 /// MiB/s).
 pub fn throughputs(r: &RunReport) -> Vec<(String, f64)> {
-    let mut out: Vec<(String, f64)> =
-        r.phases.iter().map(|p| (format!("{} mbyte_per_s", p.name), p.mbyte_per_s)).collect();
+    let mut out: Vec<(String, f64)> = r.phases.iter().map(|p| (phase_figure(&p.name), p.mbyte_per_s)).collect();
     match &r.section {
         Some(Section::Ops(run)) => {
             for rep in &run.repeats {
-                out.push((format!("repeat {} mib_per_s", rep.repeat), rep.summary.mib_per_s));
-                out.push((format!("repeat {} stonewall_mib_per_s", rep.repeat), rep.summary.stonewall_mib_per_s));
+                out.push((repeat_figure(rep.repeat, "mib_per_s"), rep.summary.mib_per_s));
+                out.push((repeat_figure(rep.repeat, "stonewall_mib_per_s"), rep.summary.stonewall_mib_per_s));
             }
         }
         Some(Section::Dfsio(d)) => {

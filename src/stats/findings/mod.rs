@@ -8,7 +8,7 @@ use super::report::{RunReport, Section};
 
 mod impossible;
 mod latency;
-pub use impossible::{impossible, throughputs, LINK_FACTOR, MEMORY_FACTOR};
+pub use impossible::{impossible, phase_figure, repeat_figure, throughputs, LINK_FACTOR, MEMORY_FACTOR};
 pub use latency::latency_bound;
 
 /// A read phase whose file was at least this resident (percent) measured memory, not the device.

@@ -90,16 +90,7 @@ pub fn thread_tasks(
         .collect()
 }
 
-/// Adds per-second samples (another rank's) to `into`, second by second.
-pub fn add_seconds(into: &mut Vec<SecondSample>, from: &[SecondSample]) {
-    for x in from {
-        while into.len() as u64 <= x.second {
-            into.push(SecondSample { second: into.len() as u64, ..Default::default() });
-        }
-        into[x.second as usize].ops += x.ops;
-        into[x.second as usize].bytes += x.bytes;
-    }
-}
+pub use crate::stats::timeline::add_seconds;
 
 /// Operations and bytes that ended in each second.
 pub fn per_second(threads: &[ThreadRun]) -> Vec<SecondSample> {
