@@ -233,6 +233,7 @@ fn ops_bad_input_is_one_line_and_exit_2() {
     };
     bad(&["ops", "--op", "create_write", "--threads", "0"], "invalid --threads '0'");
     bad(&["ops", "--op", "create_write", "--iterations", "0"], "invalid --iterations '0'");
+    bad(&["ops", "--op", "stat", "--repeats", "18446744073709551615"], "between 1 and 10,000 repeats");
     bad(&["ops", "--op", "create_write", "--iterations", "2", "--duration", "1s"], "--duration");
     bad(&["ops", "--op", "create_write", "--duration", "0s"], "invalid duration '0s'");
     bad(&["ops", "--op", "create_write", "--file-size", "0"], "invalid --file-size '0'");

@@ -1,8 +1,8 @@
 //! Keeps "safe to run" fixed: property tests of every parser (no panic, errors on one line), and a
 //! fuzz of random argument vectors run through the binary against memory:// and a sandbox directory
 //! holding planted hazards (links into a checksummed tree, a FIFO, a device node, files named as
-//! storebench's own). Each case must end within its bound, without a panic or an abort, and the planted
-//! tree must be byte for byte as it was.
+//! storebench's own). Each case must end within its bound (or, a run asked to be long, stop within a
+//! grace of SIGINT), without a panic or an abort, and the planted tree must be byte for byte as it was.
 //!
 //! `FUZZ_CASES` sets the number of CLI cases (default 200; `FUZZ_CASES=100000` for a long run) and
 //! `FUZZ_SEED` replays a run (the seed is printed on failure).
@@ -422,14 +422,27 @@ fn random_command_lines_never_panic_hang_or_touch_foreign_files() {
             let _ = std::io::Read::read_to_string(&mut pipe, &mut s);
             s
         });
+        // A case may ask for a run of any length (2^64 - 1 iterations of `exists` on a file that is
+        // there): past the bound it gets SIGINT, as a user would send, and must stop within a grace,
+        // leaving the same untouched tree. Hanging is not answering that.
         let bound = Duration::from_secs(30);
+        let grace = Duration::from_secs(10);
+        let mut interrupted = None;
         let status = loop {
             if let Some(s) = child.try_wait().unwrap() {
                 break s;
             }
-            if t0.elapsed() > bound {
-                let _ = child.kill();
-                panic!("FUZZ_SEED={seed} case {i}: {args:?} did not end within {bound:?}");
+            match interrupted {
+                None if t0.elapsed() > bound => {
+                    // SAFETY: the child's pid, still ours (not yet reaped).
+                    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+                    interrupted = Some(Instant::now());
+                }
+                Some(at) if at.elapsed() > grace => {
+                    let _ = child.kill();
+                    panic!("FUZZ_SEED={seed} case {i}: {args:?} ran past {bound:?} and did not stop within {grace:?} of SIGINT");
+                }
+                _ => {}
             }
             std::thread::sleep(Duration::from_millis(5));
         };
@@ -440,6 +453,12 @@ fn random_command_lines_never_panic_hang_or_touch_foreign_files() {
             code.is_some() && code != Some(101) && !err.contains("panicked") && !err.contains("internal error"),
             "FUZZ_SEED={seed} case {i}: {args:?} crashed ({status}): {err}"
         );
+        if interrupted.is_some() {
+            assert!(
+                matches!(code, Some(0 | 1 | 2 | 130)),
+                "FUZZ_SEED={seed} case {i}: {args:?} answered SIGINT with {status} (an interrupted run exits 130): {err}"
+            );
+        }
         assert_eq!(snapshot(&planted), before, "FUZZ_SEED={seed} case {i}: {args:?} touched the planted tree");
         for (name, kind) in [("fifo", libc::S_IFIFO), ("link", libc::S_IFLNK), ("dirlink", libc::S_IFLNK)] {
             let m = std::fs::symlink_metadata(sand.join(name));

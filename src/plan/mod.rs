@@ -20,6 +20,9 @@ pub const MAX_THREADS: usize = 4096;
 pub const MIN_RATE: f64 = 0.001;
 /// The fastest `--rate`: a billion operations per second.
 pub const MAX_RATE: f64 = 1e9;
+/// The most `--repeats`: each repeat keeps its own report (summary, histograms), so the count bounds
+/// the memory a run holds; statistics across repeats settle long before it.
+pub const MAX_REPEATS: usize = 10_000;
 
 /// The configuration `-D`, `--xmlfile`, the store flags and the environment give.
 pub fn store_args_config(args: &StoreArgs) -> Result<StoreConfig, String> {
@@ -98,8 +101,12 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
     if args.iterations == Some(0) {
         return Err("invalid --iterations '0': at least 1 operation per thread (or use --duration)".into());
     }
-    if args.repeats == 0 {
-        return Err("invalid --repeats '0': at least 1 repeat".into());
+    if args.repeats == 0 || args.repeats > MAX_REPEATS {
+        return Err(format!(
+            "invalid --repeats '{}': between 1 and {} repeats",
+            with_commas(args.repeats as u64),
+            with_commas(MAX_REPEATS as u64)
+        ));
     }
     if let Some(r) = args.rate {
         if !(MIN_RATE..=MAX_RATE).contains(&r) {
