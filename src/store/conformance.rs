@@ -144,7 +144,9 @@ fn positioned_reads(store: &dyn Store, base: &str) {
     store.delete(&f).unwrap();
 }
 
-/// One streaming read returns the whole file in order.
+/// One streaming read returns the whole file in order, through `read_next` and through
+/// `read_next_with` (the pieces a client holds, never more than the buffer's length) taking turns,
+/// so what one leaves over the other picks up.
 fn streaming_read(store: &dyn Store, base: &str) {
     let f = join(base, "s.bin");
     let d = pattern(3, 70_000);
@@ -152,12 +154,28 @@ fn streaming_read(store: &dyn Store, base: &str) {
     let mut r = store.open(&f, &ReadOptions { sequential: true, ..Default::default() }).unwrap();
     let mut got = Vec::new();
     let mut buf = vec![0u8; 16_384];
-    loop {
-        let n = r.read_next(&mut buf).unwrap().bytes;
+    for turn in 0.. {
+        let len = [16_384, 5_000, 1][turn % 3];
+        let n = if turn % 2 == 0 {
+            let n = r.read_next(&mut buf[..len]).unwrap().bytes;
+            got.extend_from_slice(&buf[..n]);
+            n
+        } else {
+            let mut handed = 0;
+            let n = r
+                .read_next_with(&mut buf[..len], &mut |piece: &[u8]| {
+                    handed += piece.len();
+                    got.extend_from_slice(piece);
+                })
+                .unwrap()
+                .bytes;
+            assert_eq!(handed, n, "read_next_with handed {handed} bytes and said {n}");
+            n
+        };
+        assert!(n <= len, "a read of {len} bytes returned {n}");
         if n == 0 {
             break;
         }
-        got.extend_from_slice(&buf[..n]);
     }
     assert!(got == d, "streamed {} bytes, expected {}", got.len(), d.len());
     r.close().unwrap();

@@ -215,6 +215,15 @@ pub trait ReadStream: Send {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> Result<ReadInfo, StoreError>;
     /// Reads the next bytes of one streaming read that began at offset 0.
     fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError>;
+    /// As `read_next`, at most `buf.len()` bytes, handed to `sink` in the pieces the store holds them
+    /// in: a store whose client has the bytes in buffers of its own (an HTTP body, an HDFS packet)
+    /// passes those and leaves `buf` alone, saving a copy of every byte; the others read into `buf`
+    /// and pass it. For readers that look at the bytes and do not keep them.
+    fn read_next_with(&mut self, buf: &mut [u8], sink: &mut dyn FnMut(&[u8])) -> Result<ReadInfo, StoreError> {
+        let info = self.read_next(buf)?;
+        sink(&buf[..info.bytes]);
+        Ok(info)
+    }
     /// Reads several ranges in one vectored call (Hadoop's readVectored): `bufs[i]` is filled from
     /// `offsets[i]`. Stores that can coalesce and parallelize the ranges do; the default reads them one
     /// after the other. Returns how many bytes each range got.

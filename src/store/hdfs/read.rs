@@ -28,18 +28,42 @@ impl HdfsRead {
         self.reader.read_range_stream(offset as usize, len).boxed()
     }
 
-    /// Copies from the leftover and the stream into `buf` until it is full or the stream ends.
+    /// Hands `sink` the next `max` bytes from the leftover and the stream (fewer where it ends).
     fn drain(
         &mut self,
         stream: &mut BoxStream<'static, hdfs_native::Result<Bytes>>,
-        buf: &mut [u8],
+        max: usize,
+        sink: &mut dyn FnMut(&[u8]),
     ) -> Result<ReadInfo, StoreError> {
-        let (done, first) = match super::asyncio::fill(&self.rt, stream, &mut self.leftover, buf) {
+        let (done, first) = match super::asyncio::drain(&self.rt, stream, &mut self.leftover, max, sink) {
             Ok(r) => r,
-            Err(e) => return Err(self.err("read", e)),
+            Err(super::asyncio::DrainError::Stream(e)) => return Err(self.err("read", e)),
+            Err(super::asyncio::DrainError::Lost(e)) => {
+                return Err(StoreError::Failed { op: "read", path: self.shown.clone(), detail: e.to_string() })
+            }
         };
         self.counts.bytes_read.add(done as u64);
         Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
+    }
+
+    /// The streaming read from offset 0, `max` bytes at a time.
+    fn next_with(&mut self, max: usize, sink: &mut dyn FnMut(&[u8])) -> Result<ReadInfo, StoreError> {
+        if self.stream.is_none() {
+            if self.next >= self.len {
+                return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() });
+            }
+            let s = self.range(self.next, (self.len - self.next) as usize);
+            self.stream = Some(s);
+        }
+        let mut s = self.stream.take().unwrap_or_else(|| futures::stream::empty().boxed());
+        let r = self.drain(&mut s, max, sink);
+        if let Ok(info) = &r {
+            self.next += info.bytes as u64;
+            if info.bytes > 0 {
+                self.stream = Some(s);
+            }
+        }
+        r
     }
 }
 
@@ -56,28 +80,18 @@ impl ReadStream for HdfsRead {
         // A positioned read has its own stream; the streaming read keeps its place.
         let saved = std::mem::take(&mut self.leftover);
         let mut s = self.range(offset, n);
-        let r = self.drain(&mut s, &mut buf[..n]);
+        let r = self.drain(&mut s, n, &mut super::asyncio::copy_into(buf));
         self.leftover = saved;
         r
     }
 
     fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
-        if self.stream.is_none() {
-            if self.next >= self.len {
-                return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() });
-            }
-            let s = self.range(self.next, (self.len - self.next) as usize);
-            self.stream = Some(s);
-        }
-        let mut s = self.stream.take().unwrap_or_else(|| futures::stream::empty().boxed());
-        let r = self.drain(&mut s, buf);
-        if let Ok(info) = &r {
-            self.next += info.bytes as u64;
-            if info.bytes > 0 {
-                self.stream = Some(s);
-            }
-        }
-        r
+        let max = buf.len();
+        self.next_with(max, &mut super::asyncio::copy_into(buf))
+    }
+
+    fn read_next_with(&mut self, buf: &mut [u8], sink: &mut dyn FnMut(&[u8])) -> Result<ReadInfo, StoreError> {
+        self.next_with(buf.len(), sink)
     }
 
     fn read_vector(&mut self, offsets: &[u64], bufs: &mut [&mut [u8]]) -> Result<Vec<usize>, StoreError> {

@@ -80,16 +80,18 @@ impl ObjRead {
         Ok(r.into_stream())
     }
 
-    /// Copies from the leftover and the stream into `buf` until it is full or the stream ends.
+    /// Hands `sink` the next `max` bytes from the leftover and the stream (fewer where it ends).
     fn drain(
         &mut self,
         mut stream: BoxStream<'static, object_store::Result<Bytes>>,
-        buf: &mut [u8],
+        max: usize,
+        sink: &mut dyn FnMut(&[u8]),
         keep: bool,
     ) -> Result<ReadInfo, StoreError> {
-        let (done, first) = match super::asyncio::fill(&self.obj.rt, &mut stream, &mut self.leftover, buf) {
+        let (done, first) = match super::asyncio::drain(&self.obj.rt, &mut stream, &mut self.leftover, max, sink) {
             Ok(r) => r,
-            Err(e) => return Err(self.obj.err("get", e)),
+            Err(super::asyncio::DrainError::Stream(e)) => return Err(self.obj.err("get", e)),
+            Err(super::asyncio::DrainError::Lost(e)) => return Err(self.obj.lost("get", e)),
         };
         if keep {
             self.stream = Some(stream);
@@ -98,6 +100,18 @@ impl ObjRead {
         }
         self.obj.counts.bytes_get.add(done as u64);
         Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
+    }
+}
+
+impl ObjRead {
+    /// The streaming read: one GET of the whole object, handed out `max` bytes at a time.
+    fn read_next_with_max(&mut self, max: usize, sink: &mut dyn FnMut(&[u8])) -> Result<ReadInfo, StoreError> {
+        let stream = match self.stream.take() {
+            Some(s) => s,
+            None if self.gets == 0 && self.len > 0 => self.start_get(0..self.len)?,
+            None => return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() }),
+        };
+        self.drain(stream, max, sink, true)
     }
 }
 
@@ -116,7 +130,7 @@ impl ReadStream for ObjRead {
         }
         let saved = std::mem::take(&mut self.leftover);
         let stream = self.start_get(offset..end)?;
-        let r = self.drain(stream, buf, false);
+        let r = self.drain(stream, buf.len(), &mut super::asyncio::copy_into(buf), false);
         self.leftover = saved;
         r
     }
@@ -154,12 +168,12 @@ impl ReadStream for ObjRead {
     }
 
     fn read_next(&mut self, buf: &mut [u8]) -> Result<ReadInfo, StoreError> {
-        let stream = match self.stream.take() {
-            Some(s) => s,
-            None if self.gets == 0 && self.len > 0 => self.start_get(0..self.len)?,
-            None => return Ok(ReadInfo { bytes: 0, first_byte: Instant::now() }),
-        };
-        self.drain(stream, buf, true)
+        let max = buf.len();
+        self.read_next_with_max(max, &mut super::asyncio::copy_into(buf))
+    }
+
+    fn read_next_with(&mut self, buf: &mut [u8], sink: &mut dyn FnMut(&[u8])) -> Result<ReadInfo, StoreError> {
+        self.read_next_with_max(buf.len(), sink)
     }
 
     fn close(mut self: Box<Self>) -> Result<Counters, StoreError> {

@@ -215,8 +215,13 @@ impl Worker<'_> {
         let mut first = None;
         while at < end {
             let want = (end - at).min(plan.buffer_size) as usize;
-            let info =
-                if prefetch { s.read_at(at, &mut self.buf[..want])? } else { s.read_next(&mut self.buf[..want])? };
+            // The bytes are read and dropped: a store that holds them in its client's buffers hands
+            // those over instead of copying them into this one (docs/metrics.md, "open_read").
+            let info = if prefetch {
+                s.read_at(at, &mut self.buf[..want])?
+            } else {
+                s.read_next_with(&mut self.buf[..want], &mut |_| {})?
+            };
             first.get_or_insert(info.first_byte);
             if info.bytes == 0 {
                 // The file said it holds `end` bytes: a read that ends early is a failure, not a result.
