@@ -10,7 +10,7 @@ pub(super) struct ObjWrite {
     pub(super) part_size: usize,
     pub(super) active_blocks: usize,
     pub(super) upload: Option<Box<dyn MultipartUpload>>,
-    pub(super) inflight: std::collections::VecDeque<JoinHandle<(object_store::Result<()>, SubOp)>>,
+    pub(super) inflight: Vec<JoinHandle<(object_store::Result<()>, SubOp)>>,
     pub(super) written: u64,
     pub(super) parts: u64,
     pub(super) part_times: Vec<SubOp>,
@@ -19,7 +19,7 @@ pub(super) struct ObjWrite {
 }
 
 impl ObjWrite {
-    /// Sends one part; waits for the oldest part when `active_blocks` are in flight.
+    /// Sends one part; waits for a part to finish when `active_blocks` are in flight.
     fn send_part(&mut self, data: Vec<u8>) -> Result<(), StoreError> {
         if self.upload.is_none() {
             self.obj.counts.multipart_started.inc();
@@ -31,7 +31,7 @@ impl ObjWrite {
             self.upload = Some(up);
         }
         while self.inflight.len() >= self.active_blocks {
-            self.wait_oldest()?;
+            self.wait_any()?;
         }
         let n = data.len() as u64;
         let offset = self.parts * self.part_size as u64;
@@ -39,7 +39,7 @@ impl ObjWrite {
         if let Some(fut) = fut {
             // Each part is timed from the moment it is handed to the client to its completion.
             let start = Instant::now();
-            self.inflight.push_back(self.obj.rt.spawn(async move {
+            self.inflight.push(self.obj.rt.spawn(async move {
                 let r = fut.await;
                 (r, SubOp { bytes: n, offset, start, end: Instant::now() })
             }));
@@ -50,13 +50,19 @@ impl ObjWrite {
         Ok(())
     }
 
-    fn wait_oldest(&mut self) -> Result<(), StoreError> {
-        if let Some(h) = self.inflight.pop_front() {
-            match self.obj.rt.block_on(h) {
-                Ok((Ok(()), timing)) => self.part_times.push(timing),
-                Ok((Err(e), _)) => return Err(self.obj.err("upload part of", e)),
-                Err(e) => return Err(self.obj.lost("upload part of", e)),
-            }
+    /// Waits until one of the parts in flight is done, whichever ends first: a slow part does not
+    /// hold back the next while others have finished behind it.
+    fn wait_any(&mut self) -> Result<(), StoreError> {
+        if self.inflight.is_empty() {
+            return Ok(());
+        }
+        let handles: Vec<_> = self.inflight.drain(..).collect();
+        let (done, _, rest) = self.obj.rt.block_on(futures::future::select_all(handles));
+        self.inflight = rest;
+        match done {
+            Ok((Ok(()), timing)) => self.part_times.push(timing),
+            Ok((Err(e), _)) => return Err(self.obj.err("upload part of", e)),
+            Err(e) => return Err(self.obj.lost("upload part of", e)),
         }
         Ok(())
     }
@@ -136,7 +142,7 @@ impl WriteStream for ObjWrite {
                 self.send_part(last)?;
             }
             while !self.inflight.is_empty() {
-                self.wait_oldest()?;
+                self.wait_any()?;
             }
             let mut up = self.upload.take().ok_or_else(|| StoreError::Unsupported("no upload".into()))?;
             match self.obj.rt.block_on(up.complete()) {
