@@ -1,108 +1,75 @@
 #!/usr/bin/env bash
-# storebench vs the S3 clients users reach for, on the same local servers (MinIO and versitygw), same
-# object sizes (4 MiB and 64 MiB), same concurrency (8) and the same number of objects, PUT then GET:
+# storebench vs the S3 clients users reach for, on the same local servers (MinIO and versitygw): PUT
+# then GET of 4 MiB and 64 MiB objects, 8 workers, through
 #   storebench ops --op create_write / open_read --threads 8
 #   boto3 with the AWS Common Runtime (s3transfer's CRT transfer manager; pip install boto3 awscrt)
-#   boto3 alone (put_object / get_object)
-#   rclone copy --transfers 8 (Debian package), from and to /dev/shm
-# Prints MiB/s and CPU-seconds per GiB for each, and storebench's ratios against the fastest peer:
-# targets >= 1.0x its throughput and <= 0.7x its CPU per GiB.
-#   bench/s3.sh [TOTAL_MIB_PER_CASE]   (default 1024)
+#   plain boto3 (upload_fileobj / get_object)
+# Each tool's MiB/s and CPU-seconds per GiB: the median and spread over RUNS runs (the tools take
+# turns, the first one changing from run to run), and storebench's ratios to each.
+# Targets: >= 1.0x the CRT's throughput, CPU per GiB <= 0.7x.
+#   RUNS=5 bench/s3.sh [TOTAL_MIB_PER_CASE]   (default 1024)
+# Like for like (the summary states it per case): the same server, bucket and data sizes; worker k
+# works on its own key test_k, PUT overwrites it and GET reads it, TOTAL/SIZE/8 times each; random
+# (incompressible) data; 8 MiB parts above 8 MiB with 4 parts of one object in flight (storebench's
+# fs.s3a.fast.upload.active.blocks, the CRT's connection cap 8 x 4, boto3's max_concurrency 4); a GET's
+# body is read and dropped, 8 requests in flight (the CRT reads in ranged GETs of 8 MiB, its design,
+# over at most 8 connections; the others in one GET per object); the server's data on its local disk,
+# in the page cache after the first run. rclone is left out: it moves files, not objects from memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOTAL_MIB=${1:-1024}
 CONC=8
+ACTIVE=4
+PART_MIB=8
 cargo build --release --quiet
 SB=target/release/storebench
-command -v rclone >/dev/null || { echo "rclone is needed: apt-get install rclone" >&2; exit 1; }
 python3 -c 'import boto3, awscrt' 2>/dev/null || { echo "boto3 and awscrt are needed: pip install boto3 awscrt" >&2; exit 1; }
-SHM=$(mktemp -d /dev/shm/storebench-bench.XXXXXX)
+. bench/lib.sh
+WORK=$(mktemp -d)
 . bench/servers.sh
 cleanup() {
-  rm -rf "$SHM"
+  rm -rf "$WORK"
   stop_servers
 }
 trap cleanup EXIT
 
-# Wall and CPU seconds (the command and its children) of a command: "wall cpu".
-measure() {
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
-t0 = time.perf_counter()
-subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-wall = time.perf_counter() - t0
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(f"{wall} {r.ru_utime + r.ru_stime}")
-PY
-}
-
-# rate MIB WALL CPU -> "MiB/s CPU-s/GiB"
-rate() { python3 -c "import sys; m,w,c=map(float,sys.argv[1:]); print(f'{m/w:.1f} {c/(m/1024):.3f}')" "$@"; }
-
-row() { printf '%-10s %-6s %-4s %-12s %10s %12s\n' "$@"; }
-
-results=()
-run_case() { # SERVER ENDPOINT BUCKET SIZE_MIB OP
-  local server=$1 ep=$2 bucket=$3 mib=$4 op=$5
-  local count=$((TOTAL_MIB / mib)); [ $count -lt $CONC ] && count=$CONC
-  local per=$((count / CONC)); count=$((per * CONC))
-  local total=$((count * mib)) prefix="bench-$$-$RANDOM"
-  local sbop=create_write; [ "$op" = get ] && sbop=open_read
-  # storebench: 8 threads, each on its own object, PUT with 8 MiB parts like the CRT.
-  local json="$SHM/sb.json"
-  "$SB" ops --op $sbop --threads $CONC --iterations $per --repeats 1 --file-size "${mib}m" --buffer-size 1m -q --prepare \
-    --endpoint "$ep" -D fs.s3a.multipart.size=8m --json "$json" "s3://$bucket/$prefix/" >/dev/null
-  local sb
-  sb=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['ops_run']['repeats'][0]['summary']; print(f\"{s['mib_per_s']:.1f} {s['cpu']['s_per_gib']:.3f}\")" "$json")
-  results+=("$server ${mib}MiB $op storebench $sb")
-  for c in crt boto3; do
-    local out
-    out=$(python3 bench/s3_peer.py $c $op "$ep" "$bucket" "$prefix-$c" $((mib << 20)) $count $CONC)
-    results+=("$server ${mib}MiB $op boto3-$c $(python3 -c "import json,sys; r=json.loads(sys.argv[1]); m=r['bytes']/2**20; print(f\"{m/r['wall_s']:.1f} {r['cpu_s']/(m/1024):.3f}\")" "$out")")
-  done
-  # rclone: the same objects from and to /dev/shm.
-  export RCLONE_CONFIG_BENCH_TYPE=s3 RCLONE_CONFIG_BENCH_PROVIDER=Other RCLONE_CONFIG_BENCH_ENDPOINT=$ep
-  export RCLONE_CONFIG_BENCH_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY
-  rm -rf "$SHM/src" "$SHM/dst"; mkdir -p "$SHM/src" "$SHM/dst"
-  for i in $(seq $count); do head -c $((mib << 20)) /dev/urandom >"$SHM/src/obj_$i"; done
-  # rclone refuses a CA bundle (AWS_CA_BUNDLE) on plain-http endpoints.
-  local rc=(env -u AWS_CA_BUNDLE rclone --transfers $CONC --s3-chunk-size 8M --s3-upload-cutoff 8M -q)
-  local wc
-  if [ "$op" = put ]; then
-    wc=$(measure "${rc[@]}" copy "$SHM/src" "bench:$bucket/$prefix-rclone")
+tool_run() { # TOOL SERVER ENDPOINT BUCKET SIZE_MIB OP PER RUN CASE COND
+  local tool=$1 ep=$3 bucket=$4 mib=$5 op=$6 per=$7 run=$8 case=$9 cond=${10}
+  local prefix="bench-$$-$RANDOM" mibs cpu
+  if [ "$tool" = storebench ]; then
+    local sbop=create_write; [ "$op" = get ] && sbop=open_read
+    "$SB" ops --op $sbop --threads $CONC --iterations "$per" --repeats 1 --file-size "${mib}m" --buffer-size 1m -q \
+      --prepare --endpoint "$ep" -D fs.s3a.multipart.size=${PART_MIB}m -D fs.s3a.fast.upload.active.blocks=$ACTIVE \
+      --json "$WORK/sb.json" "s3://$bucket/$prefix/" >/dev/null
+    read -r mibs cpu < <(json "$WORK/sb.json" "(lambda s: f\"{s['mib_per_s']} {s['cpu']['s_per_gib']}\")(d['ops_run']['repeats'][0]['summary'])")
   else
-    "${rc[@]}" copy "$SHM/src" "bench:$bucket/$prefix-rclone"
-    wc=$(measure "${rc[@]}" copy "bench:$bucket/$prefix-rclone" "$SHM/dst")
+    python3 bench/s3_peer.py "${tool#boto3-}" "$op" "$ep" "$bucket" "$prefix" $((mib << 20)) "$per" $CONC \
+      $((PART_MIB << 20)) $ACTIVE >"$WORK/peer.json"
+    read -r mibs cpu < <(json "$WORK/peer.json" "(lambda m: f\"{m / d['wall_s']} {d['cpu_s'] / (m / 1024)}\")(d['bytes'] / 2**20)")
   fi
-  # shellcheck disable=SC2086
-  results+=("$server ${mib}MiB $op rclone $(rate $total $wc)")
-  "${rc[@]}" purge "bench:$bucket/$prefix-rclone"
-  rm -rf "$SHM/src" "$SHM/dst"
+  record "$case" "$cond" "MiB/s (higher)" "$tool" "$run" "$mibs"
+  record "$case" "$cond" "CPU-s/GiB (lower)" "$tool" "$run" "$cpu"
 }
 
+tools=(storebench boto3-crt boto3)
 for server in minio versitygw; do
   start_s3 "$server"
   for mib in 4 64; do
-    for op in put get; do run_case $server "$EP" "$BUCKET" $mib $op; done
+    per=$((TOTAL_MIB / mib / CONC)); [ $per -lt 1 ] && per=1
+    for op in put get; do
+      case="$server, $op ${mib} MiB objects"
+      cond="$CONC workers x $per ${mib} MiB objects on their own keys, random data; $([ "$op" = put ] &&
+        echo "multipart above ${PART_MIB} MiB in ${PART_MIB} MiB parts, $ACTIVE parts of an object in flight" ||
+        echo "bodies read and dropped, $CONC GETs in flight (boto3-crt: ranged GETs of ${PART_MIB} MiB)"); the server's data on local disk"
+      for run in $(seq "$RUNS"); do
+        # The tools take turns; who goes first rotates from run to run.
+        for i in 0 1 2; do
+          tool_run "${tools[$(((i + run) % 3))]}" "$server" "$EP" "$BUCKET" "$mib" "$op" "$per" "$run" "$case" "$cond"
+        done
+      done
+    done
   done
+  stop_servers
+  ROOTS=()
 done
-
-echo
-row server size op tool "MiB/s" "CPU-s/GiB"
-for r in "${results[@]}"; do
-  # shellcheck disable=SC2086
-  row $r
-done
-echo
-echo "storebench / fastest peer (throughput: higher is better, target >= 1.0; CPU per GiB: lower is better, target <= 0.7)"
-printf '%s\n' "${results[@]}" | python3 -c '
-import sys, collections
-cases = collections.defaultdict(dict)
-for line in sys.stdin:
-    server, size, op, tool, mibs, cpu = line.split()
-    cases[(server, size, op)][tool] = (float(mibs), float(cpu))
-for (server, size, op), tools in cases.items():
-    sb = tools.pop("storebench")
-    best, (bm, bc) = max(tools.items(), key=lambda kv: kv[1][0])
-    print(f"{server:10} {size:6} {op:4} vs {best:12} throughput {sb[0]/bm:5.2f}x   CPU/GiB {sb[1]/bc:5.2f}x")
-'
+summarize

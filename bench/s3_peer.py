@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""PUT or GET COUNT objects of SIZE bytes with CONCURRENCY in flight, through boto3's CRT transfer
-manager (awscrt, AWS's native S3 client) or plain boto3; prints one JSON line with bytes, wall seconds
-and the process's CPU seconds. Used by bench/s3.sh, side by side with storebench on the same server.
+"""PUT or GET objects as storebench ops does, through boto3's CRT transfer manager (awscrt, AWS's
+native S3 client) or plain boto3: CONCURRENCY workers, worker k on its own key PREFIX/test_k, each
+moving it PER times (PUT overwrites it; GET reads it whole). Prints one JSON line with bytes, wall
+seconds and the process's CPU seconds over the timed part. Used by bench/s3.sh, side by side with
+storebench on the same server.
 
-usage: s3_peer.py crt|boto3 put|get ENDPOINT BUCKET PREFIX SIZE COUNT CONCURRENCY
+Like storebench (bench/s3.sh states it in its output): a PUT above PART bytes is a multipart upload of
+PART-byte parts with ACTIVE parts of one object in flight; a GET's body is read and dropped, with
+CONCURRENCY requests in flight (the CRT reads an object in ranged GETs of PART bytes, its design; the
+others in one GET); the data is random (incompressible).
+
+usage: s3_peer.py crt|boto3 put|get ENDPOINT BUCKET PREFIX SIZE PER CONCURRENCY PART ACTIVE
 Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY."""
 import io
 import json
@@ -15,12 +22,13 @@ import time
 
 import boto3
 import botocore.session
+from boto3.s3.transfer import TransferConfig
 
-client_kind, op, endpoint, bucket, prefix, size, count, conc = sys.argv[1:9]
-size, count, conc = int(size), int(count), int(conc)
+client_kind, op, endpoint, bucket, prefix = sys.argv[1:6]
+size, per, conc, part, active = map(int, sys.argv[6:11])
 key_id, secret = os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"]
 data = os.urandom(size)
-keys = [f"{prefix}/obj_{i}" for i in range(count)]
+keys = [f"{prefix}/test_{k}" for k in range(conc)]
 
 
 class Sink(io.RawIOBase):
@@ -41,16 +49,32 @@ class Sink(io.RawIOBase):
 
 if client_kind == "crt":
     import awscrt.auth
-    from s3transfer.crt import BotocoreCRTRequestSerializer, CRTTransferManager, create_s3_crt_client
+    import awscrt.io
+    import awscrt.s3
+    from s3transfer.crt import BotocoreCRTRequestSerializer, CRTTransferManager
 
-    creds = awscrt.auth.AwsCredentialsProvider.new_static(key_id, secret)
-    crt = create_s3_crt_client(
-        "us-east-1", crt_credentials_provider=creds, num_threads=2, use_ssl=endpoint.startswith("https")
-    )
-    serializer = BotocoreCRTRequestSerializer(
-        botocore.session.Session(), client_kwargs={"endpoint_url": endpoint, "region_name": "us-east-1"}
-    )
-    tm = CRTTransferManager(crt, serializer)
+    def crt_manager(part_size, connections):
+        elg = awscrt.io.EventLoopGroup(2)
+        client = awscrt.s3.S3Client(
+            bootstrap=awscrt.io.ClientBootstrap(elg, awscrt.io.DefaultHostResolver(elg)),
+            region="us-east-1",
+            credential_provider=awscrt.auth.AwsCredentialsProvider.new_static(key_id, secret),
+            tls_mode=awscrt.s3.S3RequestTlsMode.DISABLED,
+            part_size=part_size,
+            multipart_upload_threshold=part_size,
+            max_active_connections_override=connections,
+        )
+        serializer = BotocoreCRTRequestSerializer(
+            botocore.session.Session(), client_kwargs={"endpoint_url": endpoint, "region_name": "us-east-1"}
+        )
+        return CRTTransferManager(client, serializer)
+
+    if op == "put":
+        # ACTIVE parts of each of CONCURRENCY objects: storebench's queue depth.
+        tm = crt_manager(part, conc * active)
+    else:
+        # Its own way of reading an object (ranged GETs of PART bytes), CONCURRENCY in flight in all.
+        tm = crt_manager(part, conc)
 
     def put(k):
         tm.upload(io.BytesIO(data), bucket, k).result()
@@ -60,9 +84,10 @@ if client_kind == "crt":
 
 else:
     s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+    config = TransferConfig(multipart_threshold=part, multipart_chunksize=part, max_concurrency=active)
 
     def put(k):
-        s3.put_object(Bucket=bucket, Key=k, Body=data)
+        s3.upload_fileobj(io.BytesIO(data), bucket, k, Config=config)
 
     def get(k):
         body = s3.get_object(Bucket=bucket, Key=k)["Body"]
@@ -70,28 +95,21 @@ else:
             pass
 
 
-work = put if op == "put" else get
 if op == "get":
-    # Objects to read, written first and not timed.
+    # The objects to read, written first and not timed.
     for k in keys:
         boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").put_object(Bucket=bucket, Key=k, Body=data)
-
-lock = threading.Lock()
-todo = list(keys)
+work = put if op == "put" else get
 
 
-def worker():
-    while True:
-        with lock:
-            if not todo:
-                return
-            k = todo.pop()
+def worker(k):
+    for _ in range(per):
         work(k)
 
 
 r0 = resource.getrusage(resource.RUSAGE_SELF)
 t0 = time.perf_counter()
-threads = [threading.Thread(target=worker) for _ in range(conc)]
+threads = [threading.Thread(target=worker, args=(k,)) for k in keys]
 for t in threads:
     t.start()
 for t in threads:
@@ -102,4 +120,4 @@ cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 s3c = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
 for k in keys:
     s3c.delete_object(Bucket=bucket, Key=k)
-print(json.dumps({"bytes": size * count, "wall_s": wall, "cpu_s": cpu}))
+print(json.dumps({"bytes": size * per * conc, "wall_s": wall, "cpu_s": cpu}))
