@@ -99,6 +99,7 @@ fn seed_report() -> RunReport {
         probes: Default::default(),
         findings: Vec::new(),
         tasks: vec![],
+        data: Some(DataChoice { pattern: "random".into(), seed: 42 }),
     }
 }
 

@@ -115,8 +115,9 @@ pub struct BandwidthArgs {
     pub overwrite: bool,
 
     /// Only download: read the first SIZE bytes of the existing file or object URL names (an http(s)://
-    /// URL, a dataset). Nothing is written, renamed or deleted.
-    #[arg(long, conflicts_with_all = ["rename", "verify", "keep", "overwrite", "flush", "hflush", "fsync_on_close"])]
+    /// URL, a dataset). Nothing is written, renamed or deleted. With --verify and the --seed, --block
+    /// and --data a `--keep` run wrote it with, checks every byte of a file storebench wrote earlier.
+    #[arg(long, conflicts_with_all = ["rename", "keep", "overwrite", "flush", "hflush", "fsync_on_close"])]
     pub read_only: bool,
 
     /// Store connection options.
@@ -126,6 +127,11 @@ pub struct BandwidthArgs {
     /// Seed of the test data and of the random read order (default: from the clock; the report records it).
     #[arg(long)]
     pub seed: Option<u64>,
+
+    /// What the written data is made of: random (default: incompressible), zeros, compressible:PCT,
+    /// dedupe:PCT, and seed:N for reproducible content; e.g. compressible:50,seed:7.
+    #[arg(long, value_name = "PATTERN", value_parser = crate::workload::data::parse_data)]
+    pub data: Option<crate::workload::data::DataSpec>,
 }
 
 impl super::CommandArgs for BandwidthArgs {

@@ -55,6 +55,11 @@ pub struct DfsioArgs {
     /// Bytes per read or write call.
     #[arg(long, default_value_t = 1_000_000, value_name = "BYTES")]
     pub buffer_size: u64,
+
+    /// What the written data is made of: random (default: incompressible), zeros, compressible:PCT,
+    /// dedupe:PCT, and seed:N for reproducible content; e.g. compressible:50,seed:7.
+    #[arg(long, value_name = "PATTERN", value_parser = crate::workload::data::parse_data)]
+    pub data: Option<crate::workload::data::DataSpec>,
     /// Local file the results are appended to (TestDFSIO's -resFile).
     #[arg(long, default_value = "TestDFSIO_results.log", value_name = "FILE")]
     pub res_file: PathBuf,

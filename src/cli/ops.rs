@@ -75,6 +75,11 @@ pub struct OpsArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
+    /// What the written data is made of: random (default: incompressible), zeros, compressible:PCT,
+    /// dedupe:PCT, and seed:N for reproducible content; e.g. compressible:50,seed:7.
+    #[arg(long, value_name = "PATTERN", value_parser = crate::workload::data::parse_data)]
+    pub data: Option<crate::workload::data::DataSpec>,
+
     /// The base directory or prefix (conf: base_dir). Default: a fresh directory under the system's
     /// temporary directory.
     #[arg(value_name = "URL")]

@@ -59,6 +59,11 @@ pub struct RangesArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
+    /// What the written data is made of: random (default: incompressible), zeros, compressible:PCT,
+    /// dedupe:PCT, and seed:N for reproducible content; e.g. compressible:50,seed:7.
+    #[arg(long, value_name = "PATTERN", value_parser = crate::workload::data::parse_data)]
+    pub data: Option<crate::workload::data::DataSpec>,
+
     /// Write the whole report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

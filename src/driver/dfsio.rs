@@ -131,6 +131,9 @@ impl Command for Dfsio {
         report.counters = vec![CounterGroup { scope: "store".into(), counters }];
         report.section = Some(crate::stats::report::Section::Dfsio(run));
         report.probes.page_cache = out.residency.clone();
+        if matches!(plan.mode, Mode::Write | Mode::Append) {
+            report.data = Some(plan.data.choice());
+        }
         let mut file_errors = Vec::new();
         // TestDFSIO appends its result lines to -resFile; storebench adds the raw aggregates after
         // them. Only a complete run with finite figures is appended: a failed or interrupted one would

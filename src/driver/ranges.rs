@@ -49,7 +49,7 @@ impl Command for Ranges {
     fn prepare(&mut self, _rank: &Rank) -> Result<(), Error> {
         let (plan, target, _) = self.planned.as_ref().expect("planned");
         match plan.prepare {
-            Some(s) => ranges::prepare_object(target, s, plan.seed).map_err(Error::Run),
+            Some(s) => ranges::prepare_object(target, s, plan.data).map_err(Error::Run),
             None => Ok(()),
         }
     }

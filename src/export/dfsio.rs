@@ -59,6 +59,9 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
     }
     let mb = |b: u64| b as f64 / (1u64 << 20) as f64;
     let _ = writeln!(out, "----- storebench: what TestDFSIO's figures hide (MB = 2^20 bytes) -----");
+    if let Some(d) = super::data_line(r) {
+        let _ = writeln!(out, "  {d}");
+    }
     let _ = writeln!(
         out,
         "  Aggregate bandwidth MB/s: {:.3}   ({:.1} MB from the common start to the last task's end)",

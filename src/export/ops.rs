@@ -129,6 +129,9 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
         if let Some(rate) = p.rate {
             let _ = writeln!(out, "Rate limit {rate} ops/s (latency counted from each operation's intended start)");
         }
+        if let Some(d) = super::data_line(r) {
+            let _ = writeln!(out, "{d}");
+        }
         let _ = writeln!(out, "Engine: {}\n", r.engine);
         for rep in &run.repeats {
             let s = &rep.summary;

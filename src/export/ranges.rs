@@ -38,6 +38,9 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
         human_bytes(p.coalesce_gap),
         if p.verify { ", every byte verified" } else { "" }
     );
+    if let Some(d) = super::data_line(r) {
+        let _ = writeln!(out, "{d}");
+    }
     let _ = writeln!(out, "Engine: {}\n", r.engine);
     for s in &run.strategies {
         if !quiet {

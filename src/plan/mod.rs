@@ -7,6 +7,7 @@ use crate::store::memory::fits_in_memory;
 use crate::store::{open_target, StoreConfig, Target};
 use crate::units::{human_bytes, with_commas};
 use crate::workload::bandwidth::BandwidthPlan;
+use crate::workload::data::TestData;
 
 /// The largest block storebench allocates a buffer for.
 pub const MAX_BLOCK: u64 = 1 << 30;
@@ -172,6 +173,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
             _ => f.strip_prefix("file://").map_or(f.clone(), str::to_string),
         }
     });
+    let seed = args.seed.unwrap_or_else(clock_seed);
     let plan = OpsPlan {
         mix,
         threads: args.threads,
@@ -191,7 +193,8 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         prepare: args.prepare || default_base,
         fail_fast: args.fail_fast,
         keep: args.keep,
-        seed: args.seed.unwrap_or_else(clock_seed),
+        seed,
+        data: TestData::resolve(args.data, seed),
     };
     Ok((plan, target, default_base))
 }
@@ -279,6 +282,7 @@ pub fn ranges(
         warm: args.warm,
         verify: args.verify,
         seed,
+        data: TestData::resolve(args.data, seed),
         prepare: args.prepare,
     };
     Ok((plan, target, size))
@@ -312,6 +316,11 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
             "--block {} is larger than the 1 GiB storebench allows for one buffer",
             human_bytes(block)
         ));
+    }
+    if args.read_only && args.verify && args.seed.is_none() && args.data.and_then(|d| d.seed).is_none() {
+        return Err("--verify with --read-only checks a file an earlier `bandwidth --keep` wrote: give the --seed \
+(and --block, --data) it was written with (its report's params.seed)"
+            .into());
     }
     if args.direct {
         for (name, v) in [("SIZE", args.size), ("--block", block)] {
@@ -360,6 +369,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
             &format!("SIZE {} on memory:// (it keeps every byte in RAM)", human_bytes(args.size)),
         )?;
     }
+    let seed = args.seed.unwrap_or_else(clock_seed);
     let plan = BandwidthPlan {
         size: args.size,
         block,
@@ -373,7 +383,8 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
         fsync_on_close: args.fsync_on_close,
         overwrite: args.overwrite,
         read_only: args.read_only,
-        seed: args.seed.unwrap_or_else(clock_seed),
+        seed,
+        data: TestData::resolve(args.data, seed),
         prefetch: args.prefetch,
     };
     Ok((plan, target))
@@ -434,6 +445,7 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
             &format!("-nrFiles {} x -fileSize {} on memory://", args.nr_files, human_bytes(file_size)),
         )?;
     }
+    let seed = clock_seed();
     let plan = DfsioPlan {
         mode,
         order,
@@ -442,7 +454,8 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
         buffer_size: args.buffer_size,
         threads: args.threads.unwrap_or(args.nr_files.min(64) as usize),
         root: target.path.clone(),
-        seed: clock_seed(),
+        seed,
+        data: TestData::resolve(args.data, seed),
     };
     Ok((plan, target))
 }

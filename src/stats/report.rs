@@ -61,6 +61,18 @@ pub struct RunReport {
     /// Each task's share and where it ran: per rank and phase for bandwidth, per thread for ops.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskReport>,
+    /// The data the run wrote (`--data`), for commands that write test data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataChoice>,
+}
+
+/// What the written test data was made of (`--data`; docs/metrics.md, "Test data").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DataChoice {
+    /// `random`, `zeros`, `compressible:PCT` or `dedupe:PCT`.
+    pub pattern: String,
+    /// The seed the content was drawn from (`seed:N`, else the run's seed).
+    pub seed: u64,
 }
 
 /// The part of a report only one command has.

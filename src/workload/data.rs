@@ -1,9 +1,16 @@
-//! Test data: incompressible, generated once per run, verifiable at any offset.
+//! Test data: generated once per run, verifiable at any offset, of the kind `--data` asks for.
 //!
-//! The data of a file is a pseudo-random pattern of one block, repeated, with the block's index
-//! stamped (8 bytes, little-endian, xored with the run's seed) at the start of every 4 KiB of each block.
-//! So blocks differ from each other (no dedup at 4 KiB granularity or above), the buffer is written once
-//! and only the stamps change per block, and any byte of the file can be recomputed for `--verify`.
+//! The data of a file is a pattern of one block, repeated, with the block's index stamped (8 bytes,
+//! little-endian, xored with the run's seed) at the start of every 4 KiB of each block. So blocks
+//! differ from each other (no dedup at 4 KiB granularity or above), the buffer is written once and
+//! only the stamps change per block, and any byte of the file can be recomputed for `--verify`.
+//!
+//! The kinds (`--data`, docs/metrics.md "Test data"): `random` (the pattern pseudo-random: nothing
+//! compresses or repeats), `zeros` (all zero, no stamps: every byte is checkable, but a misplaced
+//! block is not caught), `compressible:PCT` (the last PCT % of every 4 KiB of the pattern zero, as
+//! fio's buffer_compress_percentage), `dedupe:PCT` (PCT % of blocks, chosen by the seed, carry the
+//! stamps of an earlier block, so they repeat it byte for byte, as fio's dedupe_percentage); `seed:N`
+//! sets the seed (reproducible content across runs).
 
 use crate::store::aligned::AlignedBuf;
 
@@ -28,22 +35,157 @@ pub fn xorshift(state: &mut u64) -> u64 {
     *state
 }
 
+/// What the test data is made of (`--data`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "pct")]
+pub enum DataKind {
+    /// Pseudo-random: incompressible, no block repeats another.
+    #[default]
+    Random,
+    /// All zero bytes.
+    Zeros,
+    /// The last PCT % of every 4 KiB is zero (1 to 99).
+    Compressible(u8),
+    /// PCT % of blocks repeat an earlier block (1 to 99).
+    Dedupe(u8),
+}
+
+/// `--data` as given: the kind, and the seed when `seed:N` fixed it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DataSpec {
+    /// What the blocks are made of.
+    pub kind: DataKind,
+    /// The seed `seed:N` gave; the run's own seed otherwise.
+    pub seed: Option<u64>,
+}
+
+/// The values `--data` takes, for messages.
+pub const DATA_HELP: &str =
+    "random, zeros, compressible:PCT, dedupe:PCT or seed:N (joined with commas, e.g. compressible:50,seed:7)";
+
+/// Parses `--data`: comma-separated parts, at most one kind and one seed.
+pub fn parse_data(s: &str) -> Result<DataSpec, String> {
+    let bad = |why: &str| format!("invalid --data '{s}': {why}; valid are {DATA_HELP}");
+    let mut spec = DataSpec::default();
+    let mut kind_given = false;
+    for part in s.split(',').map(str::trim) {
+        let (name, value) = part.split_once(':').map_or((part, None), |(n, v)| (n, Some(v)));
+        let pct = |v: Option<&str>| -> Result<u8, String> {
+            match v.map(|v| v.trim_end_matches('%').parse::<u8>()) {
+                Some(Ok(p)) if (1..=99).contains(&p) => Ok(p),
+                _ => Err(bad(&format!("{name} takes a percentage from 1 to 99"))),
+            }
+        };
+        let kind = match (name, value) {
+            ("random", None) => DataKind::Random,
+            ("zeros", None) => DataKind::Zeros,
+            ("compressible", v) => DataKind::Compressible(pct(v)?),
+            ("dedupe", v) => DataKind::Dedupe(pct(v)?),
+            ("seed", Some(v)) => {
+                if spec.seed.is_some() {
+                    return Err(bad("one seed"));
+                }
+                spec.seed = Some(v.parse().map_err(|_| bad("seed takes a whole number"))?);
+                continue;
+            }
+            _ => return Err(bad(&format!("unknown part '{part}'"))),
+        };
+        if kind_given {
+            return Err(bad("one kind of data"));
+        }
+        (spec.kind, kind_given) = (kind, true);
+    }
+    Ok(spec)
+}
+
+impl std::fmt::Display for DataKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DataKind::Random => write!(f, "random"),
+            DataKind::Zeros => write!(f, "zeros"),
+            DataKind::Compressible(p) => write!(f, "compressible:{p}"),
+            DataKind::Dedupe(p) => write!(f, "dedupe:{p}"),
+        }
+    }
+}
+
+/// The test data of a run: `--data`'s kind with the seed resolved (its `seed:N`, else the run's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TestData {
+    /// What the blocks are made of.
+    pub kind: DataKind,
+    /// The seed the pattern and the stamps are drawn from.
+    pub seed: u64,
+}
+
+impl TestData {
+    /// `--data` (or its default, random) with the run's seed where it set none.
+    pub fn resolve(spec: Option<DataSpec>, run_seed: u64) -> TestData {
+        let spec = spec.unwrap_or_default();
+        TestData { kind: spec.kind, seed: spec.seed.unwrap_or(run_seed) }
+    }
+
+    /// The pattern of `block` bytes every writer of the run stamps its blocks from.
+    pub fn pattern(&self, block: usize) -> DataPattern {
+        DataPattern::of(block, self.seed, self.kind)
+    }
+
+    /// The report's record of it.
+    pub fn choice(&self) -> crate::stats::report::DataChoice {
+        crate::stats::report::DataChoice { pattern: self.kind.to_string(), seed: self.seed }
+    }
+}
+
 /// The pattern of a run and the rule that says what every byte of a file must be.
 pub struct DataPattern {
     pattern: Vec<u8>,
     seed: u64,
+    kind: DataKind,
 }
 
 impl DataPattern {
-    /// A pattern of `block` bytes drawn from `seed`.
+    /// A random pattern of `block` bytes drawn from `seed`.
     pub fn new(block: usize, seed: u64) -> Self {
+        Self::of(block, seed, DataKind::Random)
+    }
+
+    /// A pattern of `block` bytes of `kind`, drawn from `seed`.
+    pub fn of(block: usize, seed: u64, kind: DataKind) -> Self {
         let mut state = seed | 1;
         let mut pattern = vec![0u8; block];
-        for chunk in pattern.chunks_mut(8) {
-            let v = next(&mut state).to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
+        if kind != DataKind::Zeros {
+            for chunk in pattern.chunks_mut(8) {
+                let v = next(&mut state).to_le_bytes();
+                chunk.copy_from_slice(&v[..chunk.len()]);
+            }
         }
-        Self { pattern, seed }
+        if let DataKind::Compressible(pct) = kind {
+            for seg in pattern.chunks_mut(STAMP_EVERY) {
+                // The zero tail of each 4 KiB; the stamp at its start stays in the random head.
+                let zero = (seg.len() * pct as usize / 100).min(seg.len().saturating_sub(STAMP_LEN));
+                let at = seg.len() - zero;
+                seg[at..].fill(0);
+            }
+        }
+        Self { pattern, seed, kind }
+    }
+
+    /// What the pattern is made of.
+    pub fn kind(&self) -> DataKind {
+        self.kind
+    }
+
+    /// The block whose bytes block `index` repeats: itself, except for dedupe's chosen blocks, which
+    /// repeat an earlier original.
+    fn origin(&self, mut index: u64) -> u64 {
+        let DataKind::Dedupe(pct) = self.kind else { return index };
+        loop {
+            let mut h = (index ^ self.seed.rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            if index == 0 || next(&mut h) % 100 >= pct as u64 {
+                return index;
+            }
+            index = next(&mut h) % index;
+        }
     }
 
     /// The block size the pattern was made for.
@@ -52,7 +194,12 @@ impl DataPattern {
     }
 
     fn stamp_value(&self, block_index: u64) -> [u8; STAMP_LEN] {
-        (block_index ^ self.seed).to_le_bytes()
+        (self.origin(block_index) ^ self.seed).to_le_bytes()
+    }
+
+    /// Whether blocks carry stamps (all kinds but zeros).
+    fn stamped(&self) -> bool {
+        self.kind != DataKind::Zeros
     }
 
     /// An aligned buffer holding the pattern, ready for [`DataPattern::stamp`].
@@ -65,6 +212,9 @@ impl DataPattern {
     /// Writes block `block_index`'s stamps into a buffer made by [`DataPattern::buffer`].
     #[inline]
     pub fn stamp(&self, buf: &mut [u8], block_index: u64) {
+        if !self.stamped() {
+            return;
+        }
         let v = self.stamp_value(block_index);
         let mut at = 0;
         while at < buf.len() {
@@ -79,7 +229,7 @@ impl DataPattern {
         let block = self.pattern.len() as u64;
         let in_block = (offset % block) as usize;
         let in_stamp = in_block % STAMP_EVERY;
-        if in_stamp < STAMP_LEN {
+        if in_stamp < STAMP_LEN && self.stamped() {
             self.stamp_value(offset / block)[in_stamp]
         } else {
             self.pattern[in_block]
@@ -96,7 +246,11 @@ impl DataPattern {
             let n = (self.pattern.len() - in_block).min(data.len() - pos);
             let got = &data[pos..pos + n];
             let want = &self.pattern[in_block..in_block + n];
-            if got != want {
+            if !self.stamped() {
+                if let Some(i) = got.iter().zip(want).position(|(g, w)| g != w) {
+                    return Err(file_off + i as u64);
+                }
+            } else if got != want {
                 // Differences are allowed only at stamps, and must match the stamp.
                 for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
                     if g != w || (in_block + i) % STAMP_EVERY < STAMP_LEN {
@@ -163,6 +317,74 @@ mod tests {
         let f = file(&p, 3);
         // Block 2's bytes presented as block 1: only the stamps differ, and they are caught.
         assert_eq!(p.verify(8192, &f[16384..24576]), Err(8192));
+    }
+
+    fn deflate_ratio(data: &[u8]) -> f64 {
+        use std::io::Write;
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(data).unwrap();
+        data.len() as f64 / e.finish().unwrap().len() as f64
+    }
+
+    fn kind_file(kind: DataKind, block: usize, blocks: u64) -> (DataPattern, Vec<u8>) {
+        let p = DataPattern::of(block, 99, kind);
+        let f = file(&p, blocks);
+        (p, f)
+    }
+
+    #[test]
+    fn each_kind_compresses_as_it_says_measured_by_deflate() {
+        let ratio = |k| deflate_ratio(&kind_file(k, 1 << 20, 4).1);
+        let (random, zeros, half) =
+            (ratio(DataKind::Random), ratio(DataKind::Zeros), ratio(DataKind::Compressible(50)));
+        assert!(random < 1.01, "random compressed {random:.3}x");
+        assert!(zeros > 100.0, "zeros compressed only {zeros:.1}x");
+        assert!((half - 2.0).abs() < 0.2, "compressible:50 compressed {half:.3}x, not within 10 % of 2x");
+        let quarter = ratio(DataKind::Compressible(25));
+        assert!((quarter - 4.0 / 3.0).abs() < 0.134, "compressible:25 compressed {quarter:.3}x, not about 1.33x");
+    }
+
+    #[test]
+    fn dedupe_repeats_the_share_of_blocks_it_names_measured_by_hashing() {
+        use std::collections::HashSet;
+        for pct in [0u8, 30, 70] {
+            let kind = if pct == 0 { DataKind::Random } else { DataKind::Dedupe(pct) };
+            let (_, f) = kind_file(kind, 4096, 2000);
+            let mut seen = HashSet::new();
+            let repeats = f.chunks(4096).filter(|b| !seen.insert(b.to_vec())).count();
+            let share = repeats as f64 / 2000.0 * 100.0;
+            assert!((share - pct as f64).abs() < 5.0, "dedupe:{pct} repeated {share:.1} % of blocks");
+        }
+    }
+
+    #[test]
+    fn verify_knows_every_byte_of_every_kind_and_catches_a_flip() {
+        for kind in [DataKind::Random, DataKind::Zeros, DataKind::Compressible(60), DataKind::Dedupe(50)] {
+            let (p, mut f) = kind_file(kind, 3 * 4096 + 100, 40);
+            for (i, &b) in f.iter().enumerate().step_by(7) {
+                assert_eq!(b, p.byte_at(i as u64), "{kind}: offset {i}");
+            }
+            assert_eq!(p.verify(0, &f), Ok(()), "{kind}");
+            assert_eq!(p.verify(5000, &f[5000..20000]), Ok(()), "{kind}");
+            f[77_777] ^= 0x10;
+            assert_eq!(p.verify(0, &f), Err(77_777), "{kind}");
+        }
+    }
+
+    #[test]
+    fn data_options_parse_or_name_what_is_valid() {
+        let ok = |s: &str| parse_data(s).unwrap();
+        assert_eq!(ok("random"), DataSpec { kind: DataKind::Random, seed: None });
+        assert_eq!(ok("zeros").kind, DataKind::Zeros);
+        assert_eq!(ok("compressible:50,seed:7"), DataSpec { kind: DataKind::Compressible(50), seed: Some(7) });
+        assert_eq!(ok("seed:3"), DataSpec { kind: DataKind::Random, seed: Some(3) });
+        assert_eq!(ok("dedupe:30%").kind, DataKind::Dedupe(30));
+        for bad in ["compressible:0", "compressible:100", "dedupe", "zeros,random", "seed:x", "ones", ""] {
+            let e = parse_data(bad).unwrap_err();
+            assert!(e.starts_with(&format!("invalid --data '{bad}'")) && e.contains("compressible:PCT"), "{e}");
+            assert!(!e.contains('\n'));
+        }
+        assert_eq!(DataKind::Compressible(50).to_string(), "compressible:50");
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct DfsioPlan {
     pub root: String,
     /// The seed of -random's offsets.
     pub seed: u64,
+    /// The test data written (`--data`).
+    pub data: crate::workload::data::TestData,
 }
 
 impl DfsioPlan {
@@ -253,7 +255,7 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
         let mut error = None;
         let mut calls = Histogram::new();
         let mut buf = vec![0u8; plan.buffer_size as usize];
-        let pattern = crate::workload::data::DataPattern::new(plan.buffer_size as usize, plan.seed);
+        let pattern = plan.data.pattern(plan.buffer_size as usize);
         if plan.mode != Mode::Read {
             buf.copy_from_slice(&pattern.buffer());
         }
@@ -264,7 +266,7 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(&k) = tasks.get(i) else { break };
             let start = Instant::now();
-            match one_task(target, plan, k, &mut buf, &moved[i], ctx, &mut calls) {
+            match one_task(target, plan, k, (&mut buf, &pattern), &moved[i], ctx, &mut calls) {
                 Ok((bytes, first_byte)) => {
                     let end = Instant::now();
                     let time_ms = (end.duration_since(start).as_millis() as i64).max(1);
@@ -316,7 +318,7 @@ fn one_task(
     target: &Target,
     plan: &DfsioPlan,
     k: u64,
-    buf: &mut [u8],
+    (buf, pattern): (&mut [u8], &crate::workload::data::DataPattern),
     moved: &AtomicU64,
     ctx: &RunContext,
     calls: &mut Histogram,
@@ -350,6 +352,8 @@ fn one_task(
                     return Err(None);
                 }
                 let n = (plan.file_size - done).min(buf.len() as u64) as usize;
+                let block = buf.len() as u64;
+                pattern.stamp(&mut buf[..n], done / block);
                 let t = Instant::now();
                 if let Err(e) = w.write(&buf[..n]) {
                     let _ = w.abort();

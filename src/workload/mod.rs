@@ -72,6 +72,7 @@ pub fn envelope(
         },
         findings: Vec::new(),
         tasks: Vec::new(),
+        data: None,
     }
 }
 

@@ -76,6 +76,8 @@ pub struct BandwidthPlan {
     pub read_only: bool,
     /// Seed of the data pattern and of the random read order.
     pub seed: u64,
+    /// The test data written (`--data`).
+    pub data: crate::workload::data::TestData,
     /// Blocks read ahead with the prefetch policy.
     pub prefetch: usize,
 }
@@ -238,6 +240,8 @@ struct Bw<'a> {
     ctx: &'a RunContext,
     rec: &'a mut Recorder,
     pattern: DataPattern,
+    /// --verify: blocks that differed from what was written, and the first wrong byte's offset.
+    bad: (u64, Option<u64>),
 }
 
 impl Bw<'_> {
@@ -372,9 +376,7 @@ impl Bw<'_> {
         if plan.verify {
             for (b, &offset) in bufs.iter().zip(&offsets) {
                 if let Err(at) = self.pattern.verify(offset, b) {
-                    return Err(Failure::Failed(format!(
-                        "--verify: byte at offset {at} of {file} differs from what was written"
-                    )));
+                    self.bad = (self.bad.0 + 1, self.bad.1.or(Some(at)));
                 }
             }
         }
@@ -449,10 +451,8 @@ impl Bw<'_> {
                 let checked = self.pattern.verify(offset, &buf[..len]);
                 verify_time += v0.elapsed();
                 if let Err(at) = checked {
-                    let _ = stream.close();
-                    return Err(Failure::Failed(format!(
-                        "--verify: byte at offset {at} of {file} differs from what was written"
-                    )));
+                    // Read on: the report says how many blocks were bad, not only the first.
+                    self.bad = (self.bad.0 + 1, self.bad.1.or(Some(at)));
                 }
             }
             self.ctx.bytes_done.fetch_add(len as u64, Ordering::Relaxed);
@@ -463,6 +463,12 @@ impl Bw<'_> {
         // The download's duration leaves out the time --verify spent checking bytes.
         let start = (start + verify_time).min(end);
         self.record(OpKind::Download, plan.size, 0, [start, end, end], None);
+        if let (n, Some(at)) = self.bad {
+            return Err(Failure::Failed(format!(
+                "--verify: {n} of {} block(s) of {file} differ from what was written; the first wrong byte is at offset {at}",
+                plan.blocks()
+            )));
+        }
         Ok(())
     }
 }
@@ -494,7 +500,7 @@ pub fn run(
 ) -> BandwidthRun {
     let mut out = BandwidthRun::default();
     let order = read_order(plan);
-    let mut bw = Bw { plan, target, ctx, rec, pattern: DataPattern::new(plan.block as usize, plan.seed) };
+    let mut bw = Bw { plan, target, ctx, rec, pattern: plan.data.pattern(plan.block as usize), bad: (0, None) };
     let mut file = layout.file.clone();
     let mut wrote = false;
 

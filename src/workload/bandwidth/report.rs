@@ -153,6 +153,8 @@ pub fn report(
         event_sampling: Some(rec.sampling()).filter(|s| s.cap > 0),
         counters: out.counters.clone(),
         tasks,
+        // A read-only run downloads what somebody else wrote: no test data of ours.
+        data: (!plan.read_only).then(|| plan.data.choice()),
         ..crate::workload::base_report("bandwidth", target, engine, params, out.failure.as_ref(), started_at)
     };
     r.probes.page_cache = out.residency.clone();

@@ -18,6 +18,7 @@ fn plan(size: u64, block: u64, policy: ReadPolicy) -> BandwidthPlan {
         overwrite: false,
         read_only: false,
         seed: 9,
+        data: crate::workload::data::TestData { seed: 9, ..Default::default() },
         prefetch: 2,
     }
 }

@@ -147,6 +147,7 @@ mod tests {
             threads: 1,
             root: root.display().to_string(),
             seed: 1,
+            data: crate::workload::data::TestData { seed: 1, ..Default::default() },
         };
         super::super::clean(&target, &plan).unwrap();
         assert!(other.is_dir(), "an empty directory the manifest named but -write never makes");

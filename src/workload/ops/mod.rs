@@ -62,6 +62,8 @@ pub struct OpsPlan {
     pub keep: bool,
     /// Seed of mix and random choices.
     pub seed: u64,
+    /// The test data written (`--data`).
+    pub data: crate::workload::data::TestData,
 }
 
 impl OpsPlan {
@@ -151,6 +153,8 @@ struct Worker<'a> {
     repeat: usize,
     ctx: &'a RunContext,
     data: crate::store::aligned::AlignedBuf,
+    /// What `data` holds, and the stamps of each block written from it.
+    pattern: DataPattern,
     buf: Vec<u8>,
     rng: u64,
     renamed: bool,
@@ -284,7 +288,7 @@ impl Worker<'_> {
                 // this run made (prepare checked that none was there before).
                 let written = || self.prepared.written.lock().unwrap_or_else(|e| e.into_inner());
                 let ours = self.prepared.files.contains(&mine) || written().contains(&self.k);
-                write_file(self.target, &mine, size, plan.buffer_size, &self.data, ours)?;
+                write_file(self.target, &mine, size, plan.buffer_size, (&mut self.data, &self.pattern), ours)?;
                 written().insert(self.k);
                 Ok((size, None))
             }
@@ -345,6 +349,7 @@ pub fn run_thread(
     rec: &mut Recorder,
 ) -> ThreadRun {
     let mut out = ThreadRun::default();
+    let pattern = DataPattern::of(plan.buffer_size as usize, plan.data.seed ^ k as u64, plan.data.kind);
     let mut w = Worker {
         plan,
         target,
@@ -352,7 +357,8 @@ pub fn run_thread(
         k,
         repeat,
         ctx,
-        data: DataPattern::new(plan.buffer_size as usize, plan.seed ^ k as u64).buffer(),
+        data: pattern.buffer(),
+        pattern,
         buf: vec![0u8; plan.buffer_size as usize],
         rng: (plan.seed ^ ((k as u64 + 1) << 32) ^ repeat as u64) | 1,
         renamed: false,

@@ -55,7 +55,7 @@ pub(super) fn write_file(
     path: &str,
     size: u64,
     buffer: u64,
-    data: &[u8],
+    (data, pattern): (&mut [u8], &DataPattern),
     overwrite: bool,
 ) -> Result<(), StoreError> {
     let opts = WriteOptions { overwrite, size_hint: Some(size), ..Default::default() };
@@ -63,6 +63,7 @@ pub(super) fn write_file(
     let mut left = size;
     while left > 0 {
         let n = left.min(buffer) as usize;
+        pattern.stamp(&mut data[..n], (size - left) / buffer);
         if let Err(e) = w.write(&data[..n]) {
             let _ = w.abort();
             return Err(e);
@@ -102,15 +103,18 @@ fn prepare_into(target: &Target, plan: &OpsPlan, default_base: bool, p: &mut Pre
         }
     }
     let size = if plan.file_size == 0 { 10 << 20 } else { plan.file_size };
-    let data = DataPattern::new(plan.buffer_size as usize, plan.seed).buffer();
+    let pattern = plan.data.pattern(plan.buffer_size as usize);
+    let data = std::cell::RefCell::new(pattern.buffer());
     // Every file made here is created exclusively and goes into the ledger (`p.files`) that the
     // clean-up deletes from: nothing that was there before the run is replaced or removed.
     let make = |p: &mut Prepared, path: String, size: u64| -> Result<(), String> {
-        write_file(target, &path, size, plan.buffer_size, &data, false).map_err(|e| match e {
-            StoreError::AlreadyExists { .. } => format!(
+        write_file(target, &path, size, plan.buffer_size, (&mut data.borrow_mut(), &pattern), false).map_err(|e| {
+            match e {
+                StoreError::AlreadyExists { .. } => format!(
                 "{path} already exists: storebench creates only files of its own; remove it or use another directory"
             ),
-            e => format!("preparing {path}: {e}"),
+                e => format!("preparing {path}: {e}"),
+            }
         })?;
         p.files.push(path);
         Ok(())

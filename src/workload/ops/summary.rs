@@ -281,6 +281,8 @@ pub fn report(
         ops: aggregate::op_stats(all),
         counters,
         section: Some(crate::stats::report::Section::Ops(run)),
+        // Test data of ours only where the run wrote files: otherwise it read somebody else's.
+        data: (plan.prepare || plan.has(super::Op::CreateWrite)).then(|| plan.data.choice()),
         ..crate::workload::base_report("ops", target, target.store.engine(false), params, failure, started_at)
     }
 }

@@ -34,6 +34,7 @@ fn plan(mix: Vec<(Op, u32)>) -> OpsPlan {
         fail_fast: false,
         keep: false,
         seed: 1,
+        data: crate::workload::data::TestData { seed: 1, ..Default::default() },
     }
 }
 
@@ -195,6 +196,7 @@ fn mix_parsing_and_weighted_choice() {
         repeat: 1,
         ctx: &ctx,
         data: DataPattern::new(16, 1).buffer(),
+        pattern: DataPattern::new(16, 1),
         buf: Vec::new(),
         rng: 12345,
         renamed: false,

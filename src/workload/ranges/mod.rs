@@ -188,6 +188,8 @@ pub struct RangesPlan {
     pub verify: bool,
     /// Seed.
     pub seed: u64,
+    /// The test data written (`--data`).
+    pub data: crate::workload::data::TestData,
     /// Write the object first, of this size.
     pub prepare: Option<u64>,
 }
@@ -212,9 +214,9 @@ pub fn check_ranges(ranges: &[Range], size: u64, path: &str) -> Result<(), Strin
 }
 
 /// Writes the test object of --prepare.
-pub fn prepare_object(target: &Target, size: u64, seed: u64) -> Result<(), String> {
+pub fn prepare_object(target: &Target, size: u64, data: super::data::TestData) -> Result<(), String> {
     let block = 8 << 20;
-    let pattern = DataPattern::new(block, seed);
+    let pattern = data.pattern(block);
     let mut buf = pattern.buffer();
     let mut w = target
         .store
@@ -267,7 +269,7 @@ pub fn reference(target: &Target, plan: &RangesPlan) -> Result<Option<Reference>
         return Ok(None);
     }
     if plan.prepare.is_some() {
-        return Ok(Some(Reference::Pattern(DataPattern::new(8 << 20, plan.seed))));
+        return Ok(Some(Reference::Pattern(plan.data.pattern(8 << 20))));
     }
     let span = fetches(Strategy::Whole, &plan.ranges, 0, 0).remove(0);
     let mut r = target.store.open(&target.path, &ReadOptions::default()).map_err(|e| e.to_string())?;
@@ -517,6 +519,8 @@ pub fn report(
     RunReport {
         counters: vec![crate::stats::report::CounterGroup { scope: "store".into(), counters: target.store.counters() }],
         section: Some(crate::stats::report::Section::Ranges(run)),
+        // Only --prepare writes test data; otherwise the object is somebody else's.
+        data: plan.prepare.map(|_| plan.data.choice()),
         ..super::base_report("ranges", target, target.store.engine(false), params, failure, started_at)
     }
 }

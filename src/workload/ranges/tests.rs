@@ -75,7 +75,7 @@ fn generated_pairs_are_seeded_and_inside() {
 #[test]
 fn every_strategy_reads_the_right_bytes_on_memory() {
     let target = crate::store::memory::MemoryStore::target("rangestest/obj");
-    prepare_object(&target, 3 << 20, 5).unwrap();
+    prepare_object(&target, 3 << 20, crate::workload::data::TestData { seed: 5, ..Default::default() }).unwrap();
     let plan = RangesPlan {
         ranges: vec![0..1000, 500..70_000, (3 << 20) - 10..3 << 20],
         strategies: Strategy::EACH.to_vec(),
@@ -85,6 +85,7 @@ fn every_strategy_reads_the_right_bytes_on_memory() {
         warm: 2,
         verify: true,
         seed: 5,
+        data: crate::workload::data::TestData { seed: 5, ..Default::default() },
         prepare: Some(3 << 20),
     };
     let reference = reference(&target, &plan).unwrap();
@@ -110,7 +111,7 @@ fn beyond_the_listed_count_gets_are_counted_not_listed() {
     // 10,003 one-byte ranges: the first 10,000 GETs are listed in order, 3 are counted, and the
     // statistics cover all 10,003.
     let target = crate::store::memory::MemoryStore::target("rangestest/many");
-    prepare_object(&target, 20_000, 5).unwrap();
+    prepare_object(&target, 20_000, crate::workload::data::TestData { seed: 5, ..Default::default() }).unwrap();
     let plan = RangesPlan {
         ranges: (0..10_003u64).map(|i| i..i + 1).collect(),
         strategies: vec![Strategy::Sequential],
@@ -120,6 +121,7 @@ fn beyond_the_listed_count_gets_are_counted_not_listed() {
         warm: 0,
         verify: false,
         seed: 5,
+        data: crate::workload::data::TestData { seed: 5, ..Default::default() },
         prepare: Some(20_000),
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
