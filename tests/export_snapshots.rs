@@ -100,6 +100,7 @@ fn seed_report() -> RunReport {
         findings: Vec::new(),
         tasks: vec![],
         data: Some(DataChoice { pattern: "random".into(), seed: 42 }),
+        drop_cache: None,
     }
 }
 

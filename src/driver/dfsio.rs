@@ -83,8 +83,11 @@ impl Command for Dfsio {
         let tasks: Vec<u64> = (0..plan.nr_files).filter(|k| k % dist.size() as u64 == dist.rank() as u64).collect();
         let total = tasks.len() as u64 * plan.file_size;
         let progress = Progress::start(ctx.bytes_done.clone(), total, rank.quiet);
-        let residency =
-            if plan.mode == Mode::Read { dfsio::residency(target, plan, &tasks, dist.rank()) } else { None };
+        let residency = if plan.mode == Mode::Read {
+            dfsio::before_read(target, plan, &tasks, dist.rank()).map_err(Error::Run)?
+        } else {
+            None
+        };
         let out = dfsio::run(target, plan, &tasks, &ctx, dist.rank(), &rank.host);
         drop(progress);
         Ok(RankResult {
@@ -134,6 +137,7 @@ impl Command for Dfsio {
         if matches!(plan.mode, Mode::Write | Mode::Append) {
             report.data = Some(plan.data.choice());
         }
+        report.drop_cache = plan.drop_cache.map(|d| d.name().to_string());
         let mut file_errors = Vec::new();
         // TestDFSIO appends its result lines to -resFile; storebench adds the raw aggregates after
         // them. Only a complete run with finite figures is appended: a failed or interrupted one would

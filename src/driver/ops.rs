@@ -107,7 +107,7 @@ impl Command for Ops {
             let shared = ops::RepeatShared::default();
             let total = plan.iterations.map_or(0, |n| n * plan.threads as u64 * plan.file_size);
             let progress = Progress::start(ctx.bytes_done.clone(), total, rank.quiet || total == 0);
-            let residency = ops::residency(plan, target, prepared, first, me);
+            let residency = ops::before_read(plan, target, prepared, first, me).map_err(Error::Run)?;
             let cpu0 = crate::stats::cpu::CpuTimes::process();
             let (rec, threads) = run_workers(plan.threads, |k| {
                 let mut rec = Recorder::new();

@@ -18,12 +18,14 @@ pub struct Ranges {
     args: RangesArgs,
     planned: Option<(RangesPlan, Target, u64)>,
     done: Option<(crate::stats::report::RangesRun, Option<Failure>)>,
+    /// Page-cache residency before each cold pass, when --drop-cache evicted the object.
+    residency: Vec<crate::stats::findings::Residency>,
 }
 
 impl Ranges {
     /// The command for these arguments.
     pub fn new(args: RangesArgs) -> Self {
-        Ranges { args, planned: None, done: None }
+        Ranges { args, planned: None, done: None, residency: Vec::new() }
     }
 }
 
@@ -57,7 +59,7 @@ impl Command for Ranges {
     fn run(&mut self, rank: &Rank) -> Result<(), Error> {
         let (plan, target, _) = self.planned.as_ref().expect("planned");
         self.done = Some(match ranges::reference(target, plan) {
-            Ok(reference) => ranges::run(target, plan, reference.as_ref(), &rank.stop),
+            Ok(reference) => ranges::run(target, plan, reference.as_ref(), &rank.stop, &mut self.residency),
             Err(e) => (Default::default(), Some(Failure::Failed(format!("--verify: reading the object: {e}")))),
         });
         Ok(())
@@ -72,7 +74,8 @@ impl Command for Ranges {
                 cleanup_errors.push(format!("deleting the test object {}: {e}", self.args.url));
             }
         }
-        let report = ranges::report(target, plan, *size, run, failure.as_ref(), rank.started_at.clone());
+        let mut report = ranges::report(target, plan, *size, run, failure.as_ref(), rank.started_at.clone());
+        report.probes.page_cache = std::mem::take(&mut self.residency);
         Ok(Concluded { report, failure, cleanup_errors, file_errors: Vec::new() })
     }
 }

@@ -59,8 +59,8 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
     }
     let mb = |b: u64| b as f64 / (1u64 << 20) as f64;
     let _ = writeln!(out, "----- storebench: what TestDFSIO's figures hide (MB = 2^20 bytes) -----");
-    if let Some(d) = super::data_line(r) {
-        let _ = writeln!(out, "  {d}");
+    for line in super::controls(r) {
+        let _ = writeln!(out, "  {line}");
     }
     let _ = writeln!(
         out,

@@ -73,17 +73,25 @@ pub fn open_output(path: &std::path::Path, what: &str, append: bool) -> Result<s
     Ok(f)
 }
 
-/// The header line that says what the written data was made of (`--data`), for every command's text;
-/// None when the run wrote no test data (it read somebody else's).
-pub fn data_line(r: &crate::stats::report::RunReport) -> Option<String> {
-    let d = r.data.as_ref()?;
-    let (kind, pct) = d.pattern.split_once(':').map_or((d.pattern.as_str(), ""), |(k, p)| (k, p));
-    let what = match kind {
-        "random" => "random (incompressible, no block repeats another)".to_string(),
-        "zeros" => "zeros".to_string(),
-        "compressible" => format!("compressible {pct} % (the last {pct} % of every 4 KiB is zero)"),
-        "dedupe" => format!("dedupe {pct} % ({pct} % of blocks repeat an earlier block)"),
-        other => other.to_string(),
-    };
-    Some(format!("Data: {what}, seed {}", d.seed))
+/// The header lines that say what the run controlled: what the written data was made of (`--data`;
+/// none when the run wrote no test data) and what `--drop-cache` evicted before each read.
+pub fn controls(r: &crate::stats::report::RunReport) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(d) = r.data.as_ref() {
+        let (kind, pct) = d.pattern.split_once(':').map_or((d.pattern.as_str(), ""), |(k, p)| (k, p));
+        let what = match kind {
+            "random" => "random (incompressible, no block repeats another)".to_string(),
+            "zeros" => "zeros".to_string(),
+            "compressible" => format!("compressible {pct} % (the last {pct} % of every 4 KiB is zero)"),
+            "dedupe" => format!("dedupe {pct} % ({pct} % of blocks repeat an earlier block)"),
+            other => other.to_string(),
+        };
+        out.push(format!("Data: {what}, seed {}", d.seed));
+    }
+    match r.drop_cache.as_deref() {
+        Some("all") => out.push("Page cache: all of it dropped before each read (/proc/sys/vm/drop_caches)".into()),
+        Some(_) => out.push("Page cache: the files read evicted before each read (fsync, fadvise DONTNEED)".into()),
+        None => {}
+    }
+    out
 }

@@ -129,8 +129,8 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
         if let Some(rate) = p.rate {
             let _ = writeln!(out, "Rate limit {rate} ops/s (latency counted from each operation's intended start)");
         }
-        if let Some(d) = super::data_line(r) {
-            let _ = writeln!(out, "{d}");
+        for line in super::controls(r) {
+            let _ = writeln!(out, "{line}");
         }
         let _ = writeln!(out, "Engine: {}\n", r.engine);
         for rep in &run.repeats {

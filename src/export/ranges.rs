@@ -38,8 +38,8 @@ pub fn text(r: &RunReport, quiet: bool) -> String {
         human_bytes(p.coalesce_gap),
         if p.verify { ", every byte verified" } else { "" }
     );
-    if let Some(d) = super::data_line(r) {
-        let _ = writeln!(out, "{d}");
+    for line in super::controls(r) {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "Engine: {}\n", r.engine);
     for s in &run.strategies {

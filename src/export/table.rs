@@ -109,8 +109,8 @@ impl Exporter for TextExporter {
             let _ = writeln!(out);
             let _ = writeln!(out, "Block size {} bytes ({})", with_commas(bp.block), human_bytes(bp.block));
             let _ = writeln!(out, "Engine: {}", r.engine);
-            if let Some(d) = super::data_line(r) {
-                let _ = writeln!(out, "{d}");
+            for line in super::controls(r) {
+                let _ = writeln!(out, "{line}");
             }
             if bp.ranks > 1 {
                 let _ = writeln!(out, "Files: {}.rank<R>, one per rank", bp.path);

@@ -154,6 +154,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         (None, None) => (std::env::temp_dir().to_string_lossy().into_owned(), true),
     };
     let target = open_target(&url, &config)?;
+    check_drop_cache(args.drop_cache, &target)?;
     if target.store.capabilities().in_memory {
         let files = (args.threads as u64).saturating_mul(if has(Op::Delete) {
             args.iterations.unwrap_or(1).saturating_mul(args.repeats as u64) + 1
@@ -195,6 +196,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         keep: args.keep,
         seed,
         data: TestData::resolve(args.data, seed),
+        drop_cache: args.drop_cache,
     };
     Ok((plan, target, default_base))
 }
@@ -220,6 +222,7 @@ pub fn ranges(
     let seed = args.seed.unwrap_or_else(clock_seed);
     let config = store_args_config(&args.config)?;
     let target = open_target(&args.url, &config)?;
+    check_drop_cache(args.drop_cache, &target)?;
     let meta = target.store.stat(&target.path).map_err(|e| e.to_string())?;
     let size = match (args.prepare, meta) {
         (Some(_), Some(_)) => {
@@ -283,9 +286,22 @@ pub fn ranges(
         verify: args.verify,
         seed,
         data: TestData::resolve(args.data, seed),
+        drop_cache: args.drop_cache,
         prepare: args.prepare,
     };
     Ok((plan, target, size))
+}
+
+/// `--drop-cache` applies where files sit in this host's page cache (local files).
+fn check_drop_cache(drop: Option<crate::workload::DropCache>, target: &Target) -> Result<(), String> {
+    if drop.is_some() && !target.store.capabilities().page_cache {
+        return Err(format!(
+            "--drop-cache evicts files from this host's page cache, which holds local files only: {} keeps its data \
+elsewhere (its server, or this process's memory)",
+            target.store.url()
+        ));
+    }
+    Ok(())
 }
 
 /// A seed from the clock, for runs that did not ask for one.
@@ -345,6 +361,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
         None => std::env::temp_dir().to_string_lossy().into_owned(),
     };
     let target = open_target(&url, &config)?;
+    check_drop_cache(args.drop_cache, &target)?;
     let caps = target.store.capabilities();
     if args.direct && !caps.direct_io {
         return Err(format!(
@@ -385,6 +402,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
         read_only: args.read_only,
         seed,
         data: TestData::resolve(args.data, seed),
+        drop_cache: args.drop_cache,
         prefetch: args.prefetch,
     };
     Ok((plan, target))
@@ -438,6 +456,7 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
         }
     };
     let target = open_target(&root, &config)?;
+    check_drop_cache(args.drop_cache, &target)?;
     if target.store.capabilities().in_memory && mode == Mode::Write {
         let total = args.nr_files.saturating_mul(file_size);
         fits_in_memory(
@@ -456,6 +475,7 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
         root: target.path.clone(),
         seed,
         data: TestData::resolve(args.data, seed),
+        drop_cache: args.drop_cache,
     };
     Ok((plan, target))
 }

@@ -105,6 +105,9 @@ pub struct Residency {
     pub file_bytes: u64,
     /// Time the probe took, seconds (outside the timed phase).
     pub probe_s: f64,
+    /// The files had just been evicted (`--drop-cache`): what is resident stayed despite it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub evicted: bool,
 }
 
 /// One finding: a verdict, the figures it rests on (named as in docs/metrics.md) and what to try.

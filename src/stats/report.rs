@@ -64,6 +64,9 @@ pub struct RunReport {
     /// The data the run wrote (`--data`), for commands that write test data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataChoice>,
+    /// What `--drop-cache` evicted before each read phase: `files` or `all`; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_cache: Option<String>,
 }
 
 /// What the written test data was made of (`--data`; docs/metrics.md, "Test data").

@@ -26,6 +26,7 @@ pub const CHECKED: &[&str] = &[
     "conditional_create",
     "vectored_read",
     "prefetch",
+    "page_cache",
 ];
 
 /// Read-stream counters by which a store shows that it read ahead (object stores count the blocks
@@ -70,7 +71,11 @@ pub fn run_reads(store: &dyn Store, path: &str, len: u64) -> Vec<String> {
     assert!(len >= 10_000, "the seeded object must hold at least 10,000 bytes");
     let caps = store.capabilities();
     seeded_reads(store, path, len);
-    let mut done = vec![vectored_read(store, path, len, caps.vectored_read), prefetch(store, path, len, caps.prefetch)];
+    let mut done = vec![
+        vectored_read(store, path, len, caps.vectored_read),
+        prefetch(store, path, len, caps.prefetch),
+        page_cache(store, path, len, caps.page_cache),
+    ];
     if caps.writable {
         done.push("writable: claimed; not checked by the reads (run_all checks writes)".into());
     } else {
@@ -261,6 +266,27 @@ fn vectored_read(store: &dyn Store, path: &str, len: u64, claimed: bool) -> Stri
 
 /// Reading block by block with prefetch gives the right bytes on every store; a store that claims
 /// prefetch shows in its read counters that it read ahead.
+/// `--drop-cache` and the residency probe: a store whose files sit in this host's page cache says how
+/// much of a file is resident and evicts it (what stays is not asserted: tmpfs keeps its pages); the
+/// others cannot tell and refuse to evict, naming --drop-cache.
+fn page_cache(store: &dyn Store, path: &str, len: u64, claimed: bool) -> String {
+    let resident = store.resident_bytes(path, len);
+    if !claimed {
+        assert_eq!(resident, None, "{} claims no page cache but reports residency", store.url());
+        match store.evict(path) {
+            Err(StoreError::Unsupported(m)) => assert!(m.contains("--drop-cache"), "{m}"),
+            other => panic!("{} claims no page cache but evict gave {:?}", store.url(), other.err()),
+        }
+        return "page_cache: not claimed; evict refused, residency unknown".into();
+    }
+    let before = resident.unwrap_or_else(|| panic!("{} claims a page cache but cannot tell residency", store.url()));
+    store.evict(path).unwrap();
+    let after = store.resident_bytes(path, len).expect("residency after evict");
+    assert!(before <= len && after <= len, "residency {before} / {after} of {len} bytes");
+    assert!(read_all(store, path) == pattern(0, len as usize), "evicting changed the file");
+    format!("page_cache: claimed; {before} of {len} bytes resident, {after} after evict; the bytes unchanged")
+}
+
 fn prefetch(store: &dyn Store, path: &str, len: u64, claimed: bool) -> String {
     let block = 4096u64;
     let p = Prefetch { block, depth: 2, end: len };
@@ -490,6 +516,7 @@ mod tests {
             "directories",
             "conditional_create",
             "prefetch",
+            "page_cache",
         ];
         assert_eq!(claimed(&done), want, "{done:#?}");
         assert!(done[2].ends_with("saw 10000 of 10000 hflushed bytes before close"), "{}", done[2]);

@@ -161,6 +161,7 @@ impl Store for MemoryStore {
             vectored_read: false,
             prefetch: false,
             in_memory: true,
+            page_cache: false,
         }
     }
     fn engine(&self, _direct: bool) -> String {

@@ -49,6 +49,8 @@ pub struct Capabilities {
     pub prefetch: bool,
     /// Keeps every byte in this process's memory (memory://): sizes are checked against free memory.
     pub in_memory: bool,
+    /// Its files sit in this host's page cache: `evict` (`--drop-cache`) and `resident_bytes` work.
+    pub page_cache: bool,
 }
 
 /// How a file is written.
@@ -309,6 +311,14 @@ pub trait Store: Send + Sync {
     /// (mincore), on stores that have one; None elsewhere. A probe taken outside timed phases.
     fn resident_bytes(&self, _path: &str, _len: u64) -> Option<u64> {
         None
+    }
+    /// Evicts the file at `path` from this host's page cache, its dirty pages written first
+    /// (`--drop-cache`, outside timed phases); stores whose data this host does not cache refuse.
+    fn evict(&self, path: &str) -> Result<(), StoreError> {
+        Err(StoreError::Unsupported(format!(
+            "--drop-cache evicts files from this host's page cache, which holds local files only; {path} on {} is cached, if at all, by its server",
+            self.url()
+        )))
     }
     /// Where a remote store's bytes come from, for the link probe (`run::probe::link`); None for
     /// stores on this host.

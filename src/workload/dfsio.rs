@@ -37,6 +37,8 @@ pub struct DfsioPlan {
     pub seed: u64,
     /// The test data written (`--data`).
     pub data: crate::workload::data::TestData,
+    /// What to evict from the page cache before each read phase (`--drop-cache`).
+    pub drop_cache: Option<crate::workload::DropCache>,
 }
 
 impl DfsioPlan {
@@ -230,16 +232,16 @@ pub fn clean(target: &Target, plan: &DfsioPlan) -> Result<(u64, Vec<String>), St
     Ok((removed, left))
 }
 
-/// How much of this rank's task files is in the page cache before a read, on stores that can tell
-/// (one probe, outside the timed tasks).
-pub fn residency(
+/// Before a read, outside the timed tasks: --drop-cache's eviction of this rank's task files, then
+/// how much of them is in the page cache, on stores that can tell.
+pub fn before_read(
     target: &Target,
     plan: &DfsioPlan,
     tasks: &[u64],
     rank: u32,
-) -> Option<crate::stats::findings::Residency> {
+) -> Result<Option<crate::stats::findings::Residency>, String> {
     let files: Vec<(String, u64)> = tasks.iter().map(|&k| (plan.file(k), plan.file_size)).collect();
-    super::residency(target, &files, "read", rank)
+    super::before_read(target, &files, "read", rank, plan.drop_cache)
 }
 
 /// Runs every task of this process (`tasks`) on `plan.threads` workers.

@@ -73,7 +73,61 @@ pub fn envelope(
         findings: Vec::new(),
         tasks: Vec::new(),
         data: None,
+        drop_cache: None,
     }
+}
+
+/// `--drop-cache`: what is evicted from this host's page cache before each read phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCache {
+    /// The files about to be read: fsync, then posix_fadvise(DONTNEED).
+    Files,
+    /// Those, then every clean page of the host (sync; 3 > /proc/sys/vm/drop_caches): root only.
+    All,
+}
+
+/// Parses `--drop-cache[=files|all]`.
+pub fn parse_drop_cache(s: &str) -> Result<DropCache, String> {
+    match s {
+        "files" => Ok(DropCache::Files),
+        "all" => Ok(DropCache::All),
+        _ => Err(format!("invalid --drop-cache '{s}': files (the default: the files about to be read) or all (the whole page cache, as root)")),
+    }
+}
+
+impl DropCache {
+    /// The report's name of it (`drop_cache` in JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            DropCache::Files => "files",
+            DropCache::All => "all",
+        }
+    }
+}
+
+/// Before a read phase: evicts `files` from the page cache when `drop` asks (outside the timed
+/// phase), then probes how much of them is resident; with `drop`, what stayed is marked so, and the
+/// findings say it.
+pub fn before_read(
+    target: &Target,
+    files: &[(String, u64)],
+    phase: &str,
+    rank: u32,
+    drop: Option<DropCache>,
+) -> Result<Option<Residency>, String> {
+    if let Some(d) = drop {
+        for (path, _) in files {
+            target.store.evict(path).map_err(|e| format!("--drop-cache: {e}"))?;
+        }
+        if d == DropCache::All {
+            // SAFETY: sync takes no arguments.
+            unsafe { libc::sync() };
+            std::fs::write("/proc/sys/vm/drop_caches", "3").map_err(|e| {
+                format!("--drop-cache=all writes /proc/sys/vm/drop_caches, which needs root ({e}); --drop-cache evicts the files read")
+            })?;
+        }
+    }
+    Ok(residency(target, files, phase, rank).map(|r| Residency { evicted: drop.is_some(), ..r }))
 }
 
 /// How much of `files` (each a path and the bytes about to be read from its start) is in this host's
@@ -91,6 +145,7 @@ pub fn residency(target: &Target, files: &[(String, u64)], phase: &str, rank: u3
         resident_bytes,
         file_bytes: files.iter().map(|f| f.1).sum(),
         probe_s: t0.elapsed().as_secs_f64(),
+        evicted: false,
     })
 }
 

@@ -13,6 +13,8 @@ pub use latency::latency_bound;
 
 /// A read phase whose file was at least this resident (percent) measured memory, not the device.
 pub const PAGE_CACHE_PCT: f64 = 50.0;
+/// Residency after `--drop-cache` from which the page_cache finding reports what stayed.
+pub const DROPPED_PCT: f64 = 1.0;
 /// Requests that spent at least this share of their time waiting for the first byte were bound by
 /// the link's latency.
 pub const LATENCY_SHARE: f64 = 0.5;
@@ -90,11 +92,29 @@ where
         .collect()
 }
 
-/// Reads served from the page cache: residency before a read phase at or above [`PAGE_CACHE_PCT`].
+/// Reads served from the page cache: residency before a read phase at or above [`PAGE_CACHE_PCT`],
+/// or at or above [`DROPPED_PCT`] when `--drop-cache` had just evicted the files (what stayed is
+/// never passed over in silence).
 pub fn page_cache(r: &RunReport) -> Vec<Finding> {
-    let probes = r.probes.page_cache.iter().map(|p| (p.phase.as_str(), p.resident_bytes, p.file_bytes));
+    let probes = |evicted: bool| {
+        r.probes
+            .page_cache
+            .iter()
+            .filter(move |p| p.evicted == evicted)
+            .map(|p| (p.phase.as_str(), p.resident_bytes, p.file_bytes))
+    };
     let mut out = Vec::new();
-    for (phase, resident, total, pct) in shares_at_least(probes, PAGE_CACHE_PCT) {
+    for (phase, resident, total, pct) in shares_at_least(probes(true), DROPPED_PCT) {
+        out.push(finding(
+            "page_cache",
+            format!("--drop-cache evicted the files, yet {pct:.1} % of them was in the page cache before the {phase}"),
+            vec![format!(
+                "page_cache_resident_pct = {pct:.1} % ({resident} of {total} bytes, mincore after the eviction, before the {phase})"
+            )],
+            "look for another process that maps or locks the files (fuser, lsof); those reads come from memory",
+        ));
+    }
+    for (phase, resident, total, pct) in shares_at_least(probes(false), PAGE_CACHE_PCT) {
         let mut evidence = vec![format!(
             "page_cache_resident_pct = {pct:.0} % ({} of {} bytes, mincore before the {phase})",
             resident, total

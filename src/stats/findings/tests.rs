@@ -31,7 +31,14 @@ fn rules(found: &[Finding]) -> Vec<&str> {
 }
 
 fn resident(pct: u64) -> Residency {
-    Residency { phase: "download".into(), rank: 0, resident_bytes: pct, file_bytes: 100, probe_s: 0.001 }
+    Residency {
+        phase: "download".into(),
+        rank: 0,
+        resident_bytes: pct,
+        file_bytes: 100,
+        probe_s: 0.001,
+        evicted: false,
+    }
 }
 
 #[test]

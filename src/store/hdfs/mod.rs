@@ -276,6 +276,7 @@ impl Store for HdfsStore {
             vectored_read: true,
             prefetch: false,
             in_memory: false,
+            page_cache: false,
         }
     }
 

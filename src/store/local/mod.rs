@@ -286,6 +286,7 @@ impl Store for LocalStore {
             vectored_read: false,
             prefetch: true,
             in_memory: false,
+            page_cache: true,
         }
     }
 
@@ -485,6 +486,22 @@ impl Store for LocalStore {
             return Some(0);
         }
         fd::resident(&fd, len).ok()
+    }
+
+    fn evict(&self, path: &str) -> Result<(), StoreError> {
+        // Never through a link, never a device: a regular file, opened read-only.
+        let (fd, _) =
+            open_regular(path, libc::O_RDONLY | libc::O_NOFOLLOW).map_err(|e| e.into_store("evict", path, false))?;
+        // SAFETY: calls on the open descriptor.
+        let (synced, advised) =
+            unsafe { (libc::fsync(fd.0), libc::posix_fadvise(fd.0, 0, 0, libc::POSIX_FADV_DONTNEED)) };
+        if synced != 0 {
+            return Err(map_io("fsync before evicting", path, 0, io::Error::last_os_error()));
+        }
+        if advised != 0 {
+            return Err(map_io("evict", path, 0, io::Error::from_raw_os_error(advised)));
+        }
+        Ok(())
     }
 
     fn counters(&self) -> Counters {

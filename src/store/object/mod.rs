@@ -193,6 +193,7 @@ impl Store for ObjStore {
             vectored_read: true,
             prefetch: true,
             in_memory: false,
+            page_cache: false,
         }
     }
 

@@ -78,6 +78,8 @@ pub struct BandwidthPlan {
     pub seed: u64,
     /// The test data written (`--data`).
     pub data: crate::workload::data::TestData,
+    /// What to evict from the page cache before each read phase (`--drop-cache`).
+    pub drop_cache: Option<crate::workload::DropCache>,
     /// Blocks read ahead with the prefetch policy.
     pub prefetch: usize,
 }
@@ -384,7 +386,7 @@ impl Bw<'_> {
         Ok(v0.elapsed())
     }
 
-    fn download(&mut self, file: &str, order: &[u64], out: &mut BandwidthRun) -> Result<(), Failure> {
+    fn download(&mut self, file: &str, order: ReadOrder, out: &mut BandwidthRun) -> Result<(), Failure> {
         let plan = self.plan;
         let store = self.target.store.clone();
         let prefetch = (plan.policy == ReadPolicy::Prefetch).then_some(Prefetch {
@@ -406,7 +408,12 @@ impl Bw<'_> {
                 plan.size
             )));
         }
-        for indexes in order.chunks(batch) {
+        let mut order = order.peekable();
+        let mut indexes = Vec::with_capacity(batch);
+        while order.peek().is_some() {
+            indexes.clear();
+            indexes.extend(order.by_ref().take(batch));
+            let indexes = &indexes[..];
             if self.ctx.stopping() {
                 let _ = stream.close();
                 return Err(Failure::Interrupted);
@@ -474,16 +481,62 @@ impl Bw<'_> {
 }
 
 /// The order in which blocks are read: file order, or a seeded shuffle for the random policy.
-pub fn read_order(plan: &BandwidthPlan) -> Vec<u64> {
-    let mut order: Vec<u64> = (0..plan.blocks()).collect();
-    if plan.policy == ReadPolicy::Random {
-        let mut state = plan.seed | 1;
-        for i in (1..order.len()).rev() {
-            let j = (super::data::xorshift(&mut state) % (i as u64 + 1)) as usize;
-            order.swap(i, j);
+///
+/// Computed as it goes, in constant memory (a list of 20 million blocks was 160 MB): the random order
+/// is a seeded bijection of the block indexes, a keyed mix on the next power of two walked back into
+/// range (cycle walking), so every block is read exactly once.
+pub fn read_order(plan: &BandwidthPlan) -> ReadOrder {
+    let n = plan.blocks();
+    let bits = (64 - n.saturating_sub(1).leading_zeros()).max(1);
+    let mut state = plan.seed | 1;
+    let keys = [0; 3].map(|_: u8| super::data::xorshift(&mut state));
+    ReadOrder { next: 0, n, bits, keys, random: plan.policy == ReadPolicy::Random }
+}
+
+/// The block indexes of a download, in order: an iterator over a permutation of 0..n.
+#[derive(Clone, Debug)]
+pub struct ReadOrder {
+    next: u64,
+    n: u64,
+    /// The permutation works on 0..2^bits, the smallest power of two holding n.
+    bits: u32,
+    keys: [u64; 3],
+    random: bool,
+}
+
+impl ReadOrder {
+    /// A keyed bijection of 0..2^bits: xorshifts and odd multiplications, each invertible there.
+    fn mix(&self, mut x: u64) -> u64 {
+        let mask = if self.bits == 64 { u64::MAX } else { (1u64 << self.bits) - 1 };
+        let half = self.bits.div_ceil(2);
+        for k in self.keys {
+            x = (x ^ (k & mask)) & mask;
+            x ^= x >> half;
+            x = x.wrapping_mul(k | 1) & mask;
         }
+        x ^ (x >> half)
     }
-    order
+}
+
+impl Iterator for ReadOrder {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        if self.next >= self.n {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        if !self.random {
+            return Some(i);
+        }
+        // Cycle walking: apply the bijection until the value falls in 0..n (fewer than 2 steps on
+        // average, as n > 2^bits / 2); the walk restricted to 0..n is itself a bijection.
+        let mut x = self.mix(i);
+        while x >= self.n {
+            x = self.mix(x);
+        }
+        Some(x)
+    }
 }
 
 /// Runs the workload on the calling thread. Every operation goes to `rec`; the run stops at the first
@@ -537,10 +590,16 @@ pub fn run(
         result = result.and(Err(Failure::Failed(e)));
     }
     if result.is_ok() {
-        // Outside the timed phase: how much of what the download reads is already in memory.
-        out.residency.extend(super::residency(target, &[(file.clone(), plan.size)], "download", 0));
+        // Outside the timed phase: --drop-cache's eviction, then how much of what the download reads
+        // is already in memory.
+        match super::before_read(target, &[(file.clone(), plan.size)], "download", 0, plan.drop_cache) {
+            Ok(r) => out.residency.extend(r),
+            Err(e) => result = Err(Failure::Failed(e)),
+        }
+    }
+    if result.is_ok() {
         let (cpu0, wait0) = (CpuTimes::process(), crate::run::cpu_wait_s());
-        result = bw.download(&file, &order, &mut out);
+        result = bw.download(&file, order, &mut out);
         out.download_cpu = CpuTimes::process().since(cpu0);
         out.waited("download", wait0);
     }

@@ -155,6 +155,7 @@ pub fn report(
         tasks,
         // A read-only run downloads what somebody else wrote: no test data of ours.
         data: (!plan.read_only).then(|| plan.data.choice()),
+        drop_cache: plan.drop_cache.map(|d| d.name().to_string()),
         ..crate::workload::base_report("bandwidth", target, engine, params, out.failure.as_ref(), started_at)
     };
     r.probes.page_cache = out.residency.clone();

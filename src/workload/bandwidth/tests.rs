@@ -19,19 +19,34 @@ fn plan(size: u64, block: u64, policy: ReadPolicy) -> BandwidthPlan {
         read_only: false,
         seed: 9,
         data: crate::workload::data::TestData { seed: 9, ..Default::default() },
+        drop_cache: None,
         prefetch: 2,
     }
 }
 
 #[test]
 fn random_order_is_a_seeded_permutation() {
-    let p = plan(100 * 4096, 4096, ReadPolicy::Random);
-    let o = read_order(&p);
-    let mut sorted = o.clone();
-    sorted.sort();
-    assert_eq!(sorted, (0..100).collect::<Vec<_>>());
-    assert_ne!(o, sorted);
-    assert_eq!(o, read_order(&p));
+    for n in [1u64, 2, 3, 100, 4096, 5000] {
+        let p = plan(n * 4096, 4096, ReadPolicy::Random);
+        let o: Vec<u64> = read_order(&p).collect();
+        let mut sorted = o.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "{n} blocks: every block exactly once");
+        if n >= 100 {
+            assert_ne!(o, sorted, "{n} blocks in file order");
+            // Not a near-identity: most neighbours in the order are far apart in the file.
+            let far = o.windows(2).filter(|w| w[0].abs_diff(w[1]) > n / 16).count();
+            assert!(far as u64 > n / 2, "{n} blocks: only {far} far jumps");
+        }
+        assert_eq!(o, read_order(&p).collect::<Vec<_>>(), "seeded");
+        let mut other = plan(n * 4096, 4096, ReadPolicy::Random);
+        other.seed ^= 0xABCD;
+        if n >= 100 {
+            assert_ne!(o, read_order(&other).collect::<Vec<_>>(), "another seed, another order");
+        }
+    }
+    let p = plan(10 * 4096, 4096, ReadPolicy::Sequential);
+    assert_eq!(read_order(&p).collect::<Vec<_>>(), (0..10).collect::<Vec<_>>());
 }
 
 #[test]

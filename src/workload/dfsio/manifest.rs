@@ -148,6 +148,7 @@ mod tests {
             root: root.display().to_string(),
             seed: 1,
             data: crate::workload::data::TestData { seed: 1, ..Default::default() },
+            drop_cache: None,
         };
         super::super::clean(&target, &plan).unwrap();
         assert!(other.is_dir(), "an empty directory the manifest named but -write never makes");

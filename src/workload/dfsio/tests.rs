@@ -33,6 +33,7 @@ fn figures_by_hand() {
         root: "r".into(),
         seed: 1,
         data: crate::workload::data::TestData { seed: 1, ..Default::default() },
+        drop_cache: None,
     };
     let out = Outcome {
         tasks: vec![task(0, 100 << 20, 0.0, 1.0), task(1, 100 << 20, 0.0, 2.0)],

@@ -64,6 +64,8 @@ pub struct OpsPlan {
     pub seed: u64,
     /// The test data written (`--data`).
     pub data: crate::workload::data::TestData,
+    /// What to evict from the page cache before each read phase (`--drop-cache`).
+    pub drop_cache: Option<crate::workload::DropCache>,
 }
 
 impl OpsPlan {

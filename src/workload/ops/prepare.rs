@@ -8,16 +8,16 @@ pub fn file_of(dir: &str, k: usize) -> String {
     join(dir, &format!("test_{k}"))
 }
 
-/// How much of what this rank's threads are about to read is in the page cache (local files), taken
-/// before a repeat: each thread's test_K for open_read, the single file for single_read and
-/// prefetch_read. None when nothing is read or the store cannot tell.
-pub fn residency(
+/// Before a repeat, outside its timing: --drop-cache's eviction of what this rank's threads are about
+/// to read (each thread's test_K for open_read, the single file for single_read and prefetch_read),
+/// then how much of it is in the page cache. None when nothing is read or the store cannot tell.
+pub fn before_read(
     plan: &OpsPlan,
     target: &Target,
     prepared: &Prepared,
     first: usize,
     rank: u32,
-) -> Option<crate::stats::findings::Residency> {
+) -> Result<Option<crate::stats::findings::Residency>, String> {
     let mut files: Vec<String> = Vec::new();
     if plan.has(Op::OpenRead) {
         files.extend((0..plan.threads).map(|k| file_of(&prepared.base, first + k)));
@@ -26,11 +26,14 @@ pub fn residency(
         files.extend(prepared.single.clone());
     }
     if files.is_empty() {
-        return None;
+        return Ok(None);
     }
     let sized: Option<Vec<(String, u64)>> =
         files.into_iter().map(|f| Some((f.clone(), target.store.stat(&f).ok().flatten()?.size))).collect();
-    crate::workload::residency(target, &sized?, "read", rank)
+    match sized {
+        Some(files) => crate::workload::before_read(target, &files, "read", rank, plan.drop_cache),
+        None => Ok(None),
+    }
 }
 
 /// The files a run made and must remove, and the base directory it made, if any.

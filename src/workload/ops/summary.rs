@@ -283,6 +283,7 @@ pub fn report(
         section: Some(crate::stats::report::Section::Ops(run)),
         // Test data of ours only where the run wrote files: otherwise it read somebody else's.
         data: (plan.prepare || plan.has(super::Op::CreateWrite)).then(|| plan.data.choice()),
+        drop_cache: plan.drop_cache.map(|d| d.name().to_string()),
         ..crate::workload::base_report("ops", target, target.store.engine(false), params, failure, started_at)
     }
 }

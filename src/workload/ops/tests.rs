@@ -35,6 +35,7 @@ fn plan(mix: Vec<(Op, u32)>) -> OpsPlan {
         keep: false,
         seed: 1,
         data: crate::workload::data::TestData { seed: 1, ..Default::default() },
+        drop_cache: None,
     }
 }
 

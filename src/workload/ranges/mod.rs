@@ -190,6 +190,8 @@ pub struct RangesPlan {
     pub seed: u64,
     /// The test data written (`--data`).
     pub data: crate::workload::data::TestData,
+    /// What to evict from the page cache before each read phase (`--drop-cache`).
+    pub drop_cache: Option<crate::workload::DropCache>,
     /// Write the object first, of this size.
     pub prepare: Option<u64>,
 }
@@ -361,6 +363,7 @@ pub fn run(
     plan: &RangesPlan,
     reference: Option<&Reference>,
     stop: &std::sync::atomic::AtomicBool,
+    residency: &mut Vec<crate::stats::findings::Residency>,
 ) -> (RangesRun, Option<Failure>) {
     let mut run = RangesRun::default();
     let needed: u64 = plan.ranges.iter().map(|r| r.end - r.start).sum();
@@ -388,6 +391,15 @@ pub fn run(
             if stop.load(Ordering::Relaxed) {
                 interrupted = true;
                 break;
+            }
+            if p == 0 && plan.drop_cache.is_some() {
+                // The cold pass reads from the store, not from this host's memory.
+                let size = readers.first().map_or(0, |r| r.len());
+                let phase = format!("{} cold pass", strategy.name());
+                match super::before_read(target, &[(target.path.clone(), size)], &phase, 0, plan.drop_cache) {
+                    Ok(r) => residency.extend(r),
+                    Err(e) => return (run, Some(Failure::Failed(e))),
+                }
             }
             let (total, timed) = match pass(&mut readers, &list, reference, &target.path) {
                 Ok(x) => x,
@@ -521,6 +533,7 @@ pub fn report(
         section: Some(crate::stats::report::Section::Ranges(run)),
         // Only --prepare writes test data; otherwise the object is somebody else's.
         data: plan.prepare.map(|_| plan.data.choice()),
+        drop_cache: plan.drop_cache.map(|d| d.name().to_string()),
         ..super::base_report("ranges", target, target.store.engine(false), params, failure, started_at)
     }
 }

@@ -86,11 +86,12 @@ fn every_strategy_reads_the_right_bytes_on_memory() {
         verify: true,
         seed: 5,
         data: crate::workload::data::TestData { seed: 5, ..Default::default() },
+        drop_cache: None,
         prepare: Some(3 << 20),
     };
     let reference = reference(&target, &plan).unwrap();
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let (run, failure) = run(&target, &plan, reference.as_ref(), &stop);
+    let (run, failure) = run(&target, &plan, reference.as_ref(), &stop, &mut Vec::new());
     assert!(failure.is_none(), "{failure:?}");
     let by = |n: &str| run.strategies.iter().find(|s| s.name == n).unwrap();
     assert_eq!(by("sequential").requests, 3);
@@ -122,10 +123,11 @@ fn beyond_the_listed_count_gets_are_counted_not_listed() {
         verify: false,
         seed: 5,
         data: crate::workload::data::TestData { seed: 5, ..Default::default() },
+        drop_cache: None,
         prepare: Some(20_000),
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let (run, failure) = run(&target, &plan, None, &stop);
+    let (run, failure) = run(&target, &plan, None, &stop, &mut Vec::new());
     assert!(failure.is_none(), "{failure:?}");
     let s = &run.strategies[0];
     assert_eq!((s.requests, s.cold_requests.len(), s.cold_requests_omitted), (10_003, LISTED_REQUESTS, 3));
