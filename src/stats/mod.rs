@@ -7,6 +7,7 @@ pub mod dfsio;
 pub mod findings;
 pub mod histogram;
 pub mod latency;
+pub mod params;
 pub mod probes;
 pub mod report;
 pub mod sample;
