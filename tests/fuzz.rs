@@ -177,6 +177,8 @@ const BANDWIDTH: &[&str] = &[
     "--xmlfile",
     "--json",
     "--csv",
+    "--data",
+    "--drop-cache",
 ];
 const OPS: &[&str] = &[
     "--op",
@@ -199,6 +201,8 @@ const OPS: &[&str] = &[
     "--csv",
     "--conf",
     "-q",
+    "--data",
+    "--drop-cache",
 ];
 const RANGES: &[&str] = &[
     "--range",
@@ -214,6 +218,8 @@ const RANGES: &[&str] = &[
     "--seed",
     "--json",
     "-q",
+    "--data",
+    "--drop-cache",
 ];
 const DFSIO: &[&str] = &[
     "-write",
@@ -232,6 +238,8 @@ const DFSIO: &[&str] = &[
     "--threads",
     "--json",
     "-q",
+    "--data",
+    "--drop-cache",
 ];
 const TRANSFER: &[&str] =
     &["--size", "--method", "--buffer", "--runs", "--to-file", "--drop-cache", "--verify", "--json", "-q", "--timeout"];
@@ -283,6 +291,17 @@ fn value(r: &mut Rng, opt: &str, sand: &Path) -> String {
             .into(),
         "--generate" => r.pick(&["4:1k", "1000000000:1", "0:1", "2:9m", "x"]).into(),
         "--duration" => r.pick(&["1s", "18446744073709551615s", "0s", "x", "200ms"]).into(),
+        "--data" => r
+            .pick(&[
+                "random",
+                "zeros",
+                "compressible:50",
+                "dedupe:30,seed:7",
+                "compressible:0",
+                "x",
+                "seed:18446744073709551615",
+            ])
+            .into(),
         "-D" => r.pick(&["fs.s3a.connection.timeout=1s", "k=v", "=x", "novalue", "dfs.replication=2"]).into(),
         "--json" | "--csv" | "-resFile" | "--to-file" | "--file-path" | "--xmlfile" | "--conf" | "--ranges"
         | "-rootDir" => {
