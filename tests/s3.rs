@@ -635,3 +635,35 @@ fn a_slowdown_answer_is_counted_and_named() {
     let r = run(&s3.endpoint);
     assert!(!r.findings.iter().any(|f| f.rule == "pushback"), "{:?}", r.findings);
 }
+
+#[test]
+#[ignore = "needs an S3 server: scripts/test.sh starts one"]
+fn verify_counts_the_bad_blocks_of_an_object_changed_behind_its_back() {
+    let s3 = s3();
+    let prefix = unique("verify");
+    let key = format!("{prefix}/kept.dat");
+    let url = format!("s3://{}/{key}", s3.bucket);
+    let same = ["--seed", "7", "--block", "256k", "--data", "compressible:30"];
+    s3.cmd().args(["bandwidth", "2m", "--keep", "-q"]).args(same).arg(&url).assert().success();
+    s3.cmd().args(["bandwidth", "2m", "--read-only", "--verify", "-q"]).args(same).arg(&url).assert().success();
+    // The object rewritten with one byte flipped, in its fourth block of eight.
+    let t = open_target(&format!("s3://{}/{prefix}", s3.bucket), &s3.config()).unwrap();
+    let mut r = t.store.open(&key, &Default::default()).unwrap();
+    let mut bytes = vec![0u8; 2 << 20];
+    assert_eq!(r.read_at(0, &mut bytes).unwrap().bytes, 2 << 20);
+    r.close().unwrap();
+    bytes[800_000] ^= 0x04;
+    let opts = storebench::store::WriteOptions { overwrite: true, ..Default::default() };
+    let mut w = t.store.create(&key, &opts).unwrap();
+    w.write(&bytes).unwrap();
+    w.close().unwrap();
+    s3.cmd()
+        .args(["bandwidth", "2m", "--read-only", "--verify", "-q"])
+        .args(same)
+        .arg(&url)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("1 of 8 block(s)"))
+        .stderr(predicate::str::contains("the first wrong byte is at offset 800000"));
+    t.store.delete(&key).unwrap();
+}
