@@ -1,5 +1,6 @@
 //! What the asynchronous clients (object stores, HDFS) share: the one tokio runtime they all run on,
-//! and copying a stream of byte chunks into the caller's buffer, keeping what did not fit for the
+//! and handing a stream of byte chunks to a reader, a buffer's worth at a time ([`drain`], with
+//! [`copy_into`] for readers that want the bytes in their buffer), keeping what did not fit for the
 //! next call.
 
 use bytes::Bytes;
@@ -41,18 +42,6 @@ pub enum DrainError<E> {
 
 /// A boxed stream of byte chunks, as the asynchronous clients give a body or a file's packets.
 pub type Chunks<E> = BoxStream<'static, Result<Bytes, E>>;
-
-/// Copies from `leftover`, then from `stream`, into `buf` until it is full or the stream ends.
-/// Returns the bytes copied and when the first of them was available.
-pub fn fill<E: Send + 'static>(
-    rt: &Runtime,
-    stream: &mut Chunks<E>,
-    leftover: &mut Bytes,
-    buf: &mut [u8],
-) -> Result<(usize, Option<Instant>), DrainError<E>> {
-    let max = buf.len();
-    drain(rt, stream, leftover, max, &mut copy_into(buf))
-}
 
 /// A sink that copies the pieces it is handed into `buf`, one after the other.
 pub fn copy_into(buf: &mut [u8]) -> impl FnMut(&[u8]) + '_ {
@@ -156,12 +145,12 @@ mod tests {
     }
 
     #[test]
-    fn fill_copies_and_a_failure_hands_nothing_over() {
+    fn copy_into_fills_a_buffer_and_a_failure_hands_nothing_over() {
         let rt = runtime().unwrap();
         let mut s = chunks(vec![Ok(b"abc"), Ok(b"defg")]);
         let mut left = Bytes::new();
         let mut buf = [0u8; 5];
-        assert_eq!(fill(&rt, &mut s, &mut left, &mut buf).ok().unwrap().0, 5);
+        assert_eq!(drain(&rt, &mut s, &mut left, 5, &mut copy_into(&mut buf)).ok().unwrap().0, 5);
         assert_eq!(&buf, b"abcde");
         assert_eq!(&left[..], b"fg");
         let mut s = chunks(vec![Ok(b"abc"), Err("reset by peer")]);

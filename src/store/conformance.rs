@@ -264,8 +264,6 @@ fn vectored_read(store: &dyn Store, path: &str, len: u64, claimed: bool) -> Stri
     }
 }
 
-/// Reading block by block with prefetch gives the right bytes on every store; a store that claims
-/// prefetch shows in its read counters that it read ahead.
 /// `--drop-cache` and the residency probe: a store whose files sit in this host's page cache says how
 /// much of a file is resident and evicts it (what stays is not asserted: tmpfs keeps its pages); the
 /// others cannot tell and refuse to evict, naming --drop-cache.
@@ -287,6 +285,8 @@ fn page_cache(store: &dyn Store, path: &str, len: u64, claimed: bool) -> String 
     format!("page_cache: claimed; {before} of {len} bytes resident, {after} after evict; the bytes unchanged")
 }
 
+/// Reading block by block with prefetch gives the right bytes on every store; a store that claims
+/// prefetch shows in its read counters that it read ahead.
 fn prefetch(store: &dyn Store, path: &str, len: u64, claimed: bool) -> String {
     let block = 4096u64;
     let p = Prefetch { block, depth: 2, end: len };

@@ -170,11 +170,6 @@ impl DataPattern {
         Self { pattern, seed, kind }
     }
 
-    /// What the pattern is made of.
-    pub fn kind(&self) -> DataKind {
-        self.kind
-    }
-
     /// The block whose bytes block `index` repeats: itself, except for dedupe's chosen blocks, which
     /// repeat an earlier original.
     fn origin(&self, mut index: u64) -> u64 {

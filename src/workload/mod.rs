@@ -133,7 +133,7 @@ pub fn before_read(
 /// How much of `files` (each a path and the bytes about to be read from its start) is in this host's
 /// page cache: one timed probe for `phase`, taken outside the timed phases by every workload that
 /// reads. None when a file is missing or the store cannot tell (only local files can).
-pub fn residency(target: &Target, files: &[(String, u64)], phase: &str, rank: u32) -> Option<Residency> {
+fn residency(target: &Target, files: &[(String, u64)], phase: &str, rank: u32) -> Option<Residency> {
     let t0 = std::time::Instant::now();
     let mut resident_bytes = 0;
     for (path, len) in files {

@@ -101,9 +101,7 @@ impl ObjRead {
         self.obj.counts.bytes_get.add(done as u64);
         Ok(ReadInfo { bytes: done, first_byte: first.unwrap_or_else(Instant::now) })
     }
-}
 
-impl ObjRead {
     /// The streaming read: one GET of the whole object, handed out `max` bytes at a time.
     fn read_next_with_max(&mut self, max: usize, sink: &mut dyn FnMut(&[u8])) -> Result<ReadInfo, StoreError> {
         let stream = match self.stream.take() {

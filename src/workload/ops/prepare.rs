@@ -29,7 +29,7 @@ pub fn before_read(
         return Ok(None);
     }
     let sized: Option<Vec<(String, u64)>> =
-        files.into_iter().map(|f| Some((f.clone(), target.store.stat(&f).ok().flatten()?.size))).collect();
+        files.into_iter().map(|f| target.store.stat(&f).ok().flatten().map(|m| (f, m.size))).collect();
     match sized {
         Some(files) => crate::workload::before_read(target, &files, "read", rank, plan.drop_cache),
         None => Ok(None),
