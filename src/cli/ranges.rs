@@ -59,17 +59,9 @@ pub struct RangesArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// What the written data is made of: random (default: incompressible), zeros, compressible:PCT,
-    /// dedupe:PCT, and seed:N for reproducible content; e.g. compressible:50,seed:7.
-    #[arg(long, value_name = "PATTERN", value_parser = crate::workload::data::parse_data)]
-    pub data: Option<crate::workload::data::DataSpec>,
-
-    /// Before each read phase (and each repeat), evict the files about to be read from this host's
-    /// page cache (fsync, then fadvise DONTNEED); --drop-cache=all drops the whole page cache (root).
-    /// Local files only; the time it takes is outside the timed phases.
-    #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true, default_missing_value = "files",
-          value_parser = crate::workload::parse_drop_cache)]
-    pub drop_cache: Option<crate::workload::DropCache>,
+    /// What the run controls about what it measures: --data, --drop-cache.
+    #[command(flatten)]
+    pub controls: crate::cli::ControlArgs,
 
     /// Write the whole report as JSON to this file.
     #[arg(long, value_name = "FILE")]

@@ -154,7 +154,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         (None, None) => (std::env::temp_dir().to_string_lossy().into_owned(), true),
     };
     let target = open_target(&url, &config)?;
-    check_drop_cache(args.drop_cache, &target)?;
+    check_drop_cache(args.controls.drop_cache, &target)?;
     if target.store.capabilities().in_memory {
         let files = (args.threads as u64).saturating_mul(if has(Op::Delete) {
             args.iterations.unwrap_or(1).saturating_mul(args.repeats as u64) + 1
@@ -195,8 +195,8 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         fail_fast: args.fail_fast,
         keep: args.keep,
         seed,
-        data: TestData::resolve(args.data, seed),
-        drop_cache: args.drop_cache,
+        data: TestData::resolve(args.controls.data, seed),
+        drop_cache: args.controls.drop_cache,
     };
     Ok((plan, target, default_base))
 }
@@ -222,7 +222,7 @@ pub fn ranges(
     let seed = args.seed.unwrap_or_else(clock_seed);
     let config = store_args_config(&args.config)?;
     let target = open_target(&args.url, &config)?;
-    check_drop_cache(args.drop_cache, &target)?;
+    check_drop_cache(args.controls.drop_cache, &target)?;
     let meta = target.store.stat(&target.path).map_err(|e| e.to_string())?;
     let size = match (args.prepare, meta) {
         (Some(_), Some(_)) => {
@@ -285,8 +285,8 @@ pub fn ranges(
         warm: args.warm,
         verify: args.verify,
         seed,
-        data: TestData::resolve(args.data, seed),
-        drop_cache: args.drop_cache,
+        data: TestData::resolve(args.controls.data, seed),
+        drop_cache: args.controls.drop_cache,
         prepare: args.prepare,
     };
     Ok((plan, target, size))
@@ -333,7 +333,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
             human_bytes(block)
         ));
     }
-    if args.read_only && args.verify && args.seed.is_none() && args.data.and_then(|d| d.seed).is_none() {
+    if args.read_only && args.verify && args.seed.is_none() && args.controls.data.and_then(|d| d.seed).is_none() {
         return Err("--verify with --read-only checks a file an earlier `bandwidth --keep` wrote: give the --seed \
 (and --block, --data) it was written with (its report's params.seed)"
             .into());
@@ -361,7 +361,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
         None => std::env::temp_dir().to_string_lossy().into_owned(),
     };
     let target = open_target(&url, &config)?;
-    check_drop_cache(args.drop_cache, &target)?;
+    check_drop_cache(args.controls.drop_cache, &target)?;
     let caps = target.store.capabilities();
     if args.direct && !caps.direct_io {
         return Err(format!(
@@ -401,8 +401,8 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
         overwrite: args.overwrite,
         read_only: args.read_only,
         seed,
-        data: TestData::resolve(args.data, seed),
-        drop_cache: args.drop_cache,
+        data: TestData::resolve(args.controls.data, seed),
+        drop_cache: args.controls.drop_cache,
         prefetch: args.prefetch,
     };
     Ok((plan, target))
@@ -456,7 +456,7 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
         }
     };
     let target = open_target(&root, &config)?;
-    check_drop_cache(args.drop_cache, &target)?;
+    check_drop_cache(args.controls.drop_cache, &target)?;
     if target.store.capabilities().in_memory && mode == Mode::Write {
         let total = args.nr_files.saturating_mul(file_size);
         fits_in_memory(
@@ -474,8 +474,8 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
         threads: args.threads.unwrap_or(args.nr_files.min(64) as usize),
         root: target.path.clone(),
         seed,
-        data: TestData::resolve(args.data, seed),
-        drop_cache: args.drop_cache,
+        data: TestData::resolve(args.controls.data, seed),
+        drop_cache: args.controls.drop_cache,
     };
     Ok((plan, target))
 }
