@@ -249,6 +249,14 @@ struct Bw<'a> {
 }
 
 impl Bw<'_> {
+    /// --verify of one block read at `offset`: a bad block is counted and the run reads on, so the
+    /// report says how many blocks were bad, not only the first.
+    fn verify_block(&mut self, offset: u64, data: &[u8]) {
+        if let Err(at) = self.pattern.verify(offset, data) {
+            self.bad = (self.bad.0 + 1, self.bad.1.or(Some(at)));
+        }
+    }
+
     /// Records one operation; `at` is (start, first byte, end).
     fn record(&mut self, op: OpKind, bytes: u64, offset: u64, at: [Instant; 3], err: Option<&StoreError>) {
         let [t0, first, t1] = at;
@@ -379,9 +387,7 @@ impl Bw<'_> {
         let v0 = Instant::now();
         if plan.verify {
             for (b, &offset) in bufs.iter().zip(&offsets) {
-                if let Err(at) = self.pattern.verify(offset, b) {
-                    self.bad = (self.bad.0 + 1, self.bad.1.or(Some(at)));
-                }
+                self.verify_block(offset, b);
             }
         }
         self.ctx.bytes_done.fetch_add(lens.iter().sum::<usize>() as u64, Ordering::Relaxed);
@@ -457,12 +463,8 @@ impl Bw<'_> {
             }
             if plan.verify {
                 let v0 = Instant::now();
-                let checked = self.pattern.verify(offset, &buf[..len]);
+                self.verify_block(offset, &buf[..len]);
                 verify_time += v0.elapsed();
-                if let Err(at) = checked {
-                    // Read on: the report says how many blocks were bad, not only the first.
-                    self.bad = (self.bad.0 + 1, self.bad.1.or(Some(at)));
-                }
             }
             self.ctx.bytes_done.fetch_add(len as u64, Ordering::Relaxed);
         }
