@@ -137,3 +137,33 @@ fn bad_data_options_are_one_line_naming_what_is_valid() {
             .stderr(predicate::str::contains("random, zeros, compressible:PCT, dedupe:PCT or seed:N"));
     }
 }
+
+/// --reorder needs MPI ranks, a command whose reads can come from another rank, and N >= 1: each
+/// refusal is one line that names the value and what would do (4-rank runs are in tests/mpi.rs).
+#[test]
+fn reorder_is_refused_where_no_rank_can_read_anothers_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_str().unwrap();
+    let refused = |args: &[&str], says: &str| {
+        sb().args(args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(says))
+            .stderr(predicate::function(|s: &str| s.lines().count() == 1 && !s.contains("panicked")));
+    };
+    let one_rank = "--reorder 1 needs several MPI ranks";
+    refused(&["bandwidth", "1m", d, "--reorder", "1"], one_rank);
+    refused(&["ops", "--op", "open_read", d, "--reorder", "1"], one_rank);
+    refused(&["dfsio", "-read", "-rootDir", d, "--reorder", "1"], one_rank);
+    refused(&["bandwidth", "1m", d, "--reorder", "0"], "invalid --reorder '0': a whole number from 1 up");
+    refused(&["ranges", d, "--reorder", "1"], "--reorder 1: ranges runs in one process");
+    // Said before the number of ranks is: what the command could not do under mpirun either.
+    refused(&["dfsio", "-write", "-rootDir", d, "--reorder", "1"], "--reorder 1 applies to -read");
+    refused(&["ops", "--op", "stat", d, "--reorder", "1"], "--reorder 1 applies to open_read");
+    refused(
+        &["ops", "--mix", "open_read=1,create_write=1", d, "--reorder", "1"],
+        "create_write and rename change the test_K files",
+    );
+    refused(&["ops", "--op", "open_read", "--prepare", d, "--reorder", "1"], "has rank 0 make them all");
+    assert_eq!(std::fs::read_dir(d).unwrap().count(), 0, "a refused run makes nothing");
+}

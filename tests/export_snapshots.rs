@@ -101,6 +101,7 @@ fn seed_report() -> RunReport {
         tasks: vec![],
         data: Some(DataChoice { pattern: "random".into(), seed: 42 }),
         drop_cache: None,
+        reorder: None,
     }
 }
 

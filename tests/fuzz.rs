@@ -179,6 +179,7 @@ const BANDWIDTH: &[&str] = &[
     "--csv",
     "--data",
     "--drop-cache",
+    "--reorder",
 ];
 const OPS: &[&str] = &[
     "--op",
@@ -203,6 +204,7 @@ const OPS: &[&str] = &[
     "-q",
     "--data",
     "--drop-cache",
+    "--reorder",
 ];
 const RANGES: &[&str] = &[
     "--range",
@@ -220,6 +222,7 @@ const RANGES: &[&str] = &[
     "-q",
     "--data",
     "--drop-cache",
+    "--reorder",
 ];
 const DFSIO: &[&str] = &[
     "-write",
@@ -240,6 +243,7 @@ const DFSIO: &[&str] = &[
     "-q",
     "--data",
     "--drop-cache",
+    "--reorder",
 ];
 const TRANSFER: &[&str] =
     &["--size", "--method", "--buffer", "--runs", "--to-file", "--drop-cache", "--verify", "--json", "-q", "--timeout"];

@@ -345,3 +345,82 @@ fn check_ops(rep: &RunReport, op: &str, iterations: u64) {
     let merged = rep.ops.iter().find(|o| o.op == kind).unwrap();
     assert_eq!((merged.latency.count, merged.histogram.count), (total, total), "merged histograms");
 }
+
+/// `--reorder N` (IOR's -C): every rank reads what rank (r + N) mod 4 wrote, listed in the JSON tasks;
+/// all four ranks run on this host, so the findings say the page cache was shared.
+#[test]
+fn reorder_moves_every_read_to_another_ranks_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let j = json.to_str().unwrap();
+    let same_host = |rep: &RunReport| rep.findings.iter().any(|f| f.rule == "reorder_same_host");
+
+    // dfsio: -write on 4 ranks records them in its manifest; -read --reorder 1 hands rank r the files
+    // rank r + 1 wrote.
+    let root = tmp.path().join("TestDFSIO");
+    let r = root.to_str().unwrap();
+    let dfsio = |ranks: &str, extra: &[&str]| {
+        let mut a = vec!["dfsio", "-nrFiles", "8", "-fileSize", "1MB", "-rootDir", r, "-q", "--json", j];
+        a.extend(extra);
+        a.extend(["-resFile", "/dev/null"]);
+        mpirun(ranks, &a)
+    };
+    let out = dfsio("4", &["-write"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = dfsio("4", &["-read", "--reorder", "1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rep = report(&json);
+    assert_eq!(rep.reorder, Some(1));
+    let d = rep.dfsio_run().unwrap();
+    assert_eq!(d.tasks.len(), 8);
+    for t in &d.tasks {
+        let w = t.written_by.expect("a reordered read names its writer");
+        assert_eq!((w as u64, (t.rank + 1) % 4), (t.task % 4, w), "task {} read by rank {}", t.task, t.rank);
+    }
+    assert!(same_host(&rep), "{:?}", rep.findings);
+    // A read on other ranks than the write cannot say who wrote what: refused, naming both.
+    let out = dfsio("2", &["-read", "--reorder", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("-write on 4 rank(s)") && err.contains("runs on 2"), "{err}");
+
+    // bandwidth: rank r downloads rank r + 1's file, checked (--verify) against that rank's data;
+    // nobody deletes its file before every read is done, and nothing is left.
+    let dir = tmp.path().join("bw");
+    std::fs::create_dir(&dir).unwrap();
+    let a = ["bandwidth", "4m", dir.to_str().unwrap(), "--block", "1m", "--verify", "--reorder", "1", "--json", j];
+    let out = mpirun("4", &a);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Reorder: rank r read what rank (r + 1) mod ranks wrote"));
+    let rep = report(&json);
+    let downloads: Vec<_> = rep.tasks.iter().filter(|t| t.task == "download").collect();
+    assert_eq!(downloads.len(), 4);
+    for t in downloads {
+        let w = (t.rank + 1) % 4;
+        assert_eq!(t.written_by, Some(w));
+        assert!(t.path.ends_with(&format!(".rank{w}")) && t.bytes == 4 << 20, "{t:?}");
+    }
+    assert!(rep.tasks.iter().filter(|t| t.task == "upload").all(|t| t.written_by.is_none()));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+
+    // ops: 4 ranks x 2 threads wrote test_0..7; open_read --reorder 2 has thread K read test_(K+4 mod 8).
+    let d = tmp.path().join("ops");
+    std::fs::create_dir(&d).unwrap();
+    let d = d.to_str().unwrap();
+    let base = ["ops", "--threads", "2", "--iterations", "2", "--repeats", "1", "--file-size", "1m", d];
+    let out = mpirun("4", &[&base[..], &["--op", "create_write", "--keep"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = mpirun("4", &[&base[..], &["--op", "open_read", "--reorder", "2", "--json", j]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rep = report(&json);
+    assert_eq!(rep.tasks.len(), 8);
+    for (k, t) in rep.tasks.iter().enumerate() {
+        let theirs = (k + 4) % 8;
+        assert_eq!((t.rank, t.written_by), (k as u32 / 2, Some(theirs as u32 / 2)), "{t:?}");
+        assert!(t.path.ends_with(&format!("test_{theirs}")) && t.bytes == 2 << 20, "{t:?}");
+    }
+    assert!(same_host(&rep));
+    // --reorder 4 on 4 ranks is every rank's own data: refused.
+    let out = mpirun("4", &[&base[..], &["--op", "open_read", "--reorder", "4"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--reorder 4 on 4 ranks makes every rank read its own"), "{err}");
+}

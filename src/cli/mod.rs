@@ -27,6 +27,12 @@ pub struct ControlArgs {
     #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true, default_missing_value = "files",
           value_parser = crate::workload::parse_drop_cache)]
     pub drop_cache: Option<crate::workload::DropCache>,
+
+    /// Under MPI (bandwidth, ops, dfsio -read): rank r reads what rank (r + N) mod ranks wrote, so no
+    /// rank reads its own data back through its node's cache (IOR's -C/-Q). N = ranks per node
+    /// moves every read to another node.
+    #[arg(long, value_name = "N", value_parser = crate::workload::parse_reorder)]
+    pub reorder: Option<u32>,
 }
 
 use std::path::Path;

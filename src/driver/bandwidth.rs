@@ -53,8 +53,10 @@ impl Command for Bandwidth {
         }
     }
 
-    fn plan(&mut self, ranks: u32) -> Result<Vec<String>, String> {
-        let (plan, target) = crate::plan::bandwidth(&self.args)?;
+    fn plan(&mut self, launch: super::Launch) -> Result<Vec<String>, String> {
+        let ranks = launch.ranks;
+        let (plan, target) = crate::plan::bandwidth(&self.args, launch.seed)?;
+        crate::workload::check_reorder(self.args.controls.reorder, ranks)?;
         if ranks > 1 && self.args.csv.is_some() {
             return Err(format!(
                 "--csv logs every block of one process; with {ranks} MPI ranks use --json (merged histograms, each rank's phases)"
@@ -78,7 +80,7 @@ impl Command for Bandwidth {
     fn run(&mut self, rank: &Rank) -> Result<Self::Part, Error> {
         let (plan, target) = self.planned();
         let layout = self.layout.as_ref().expect("prepared before the run");
-        let mine = layout.of_rank(rank.dist.rank());
+        let mine = layout.of_rank(rank.dist.rank(), self.args.controls.reorder);
         let ctx = RunContext::new(rank.stop.clone());
         let progress = Progress::start(ctx.bytes_done.clone(), plan.size * 2, rank.quiet);
         // The report keeps at most EVENT_CAP events, spread over the run; the CSV log gets every one.
@@ -94,7 +96,7 @@ impl Command for Bandwidth {
             self.local = Some((rec, out));
             return Ok(None);
         }
-        Ok(Some(RankPart::new(rank.dist.rank(), &rank.host, &mine.file, &rec, out)))
+        Ok(Some(RankPart::new(&mine, &rank.host, &rec, out)))
     }
 
     fn conclude(&mut self, rank: &Rank, parts: Vec<Self::Part>) -> Result<Concluded, Error> {
@@ -103,7 +105,7 @@ impl Command for Bandwidth {
         let layout = self.layout.as_ref().expect("prepared before the run");
         let (rec, out, tasks) = match local {
             Some((rec, out)) => {
-                let tasks = bandwidth::rank_tasks(&rec, &out, &layout.of_rank(0).file, 0, &rank.host);
+                let tasks = bandwidth::rank_tasks(&rec, &out, &layout.of_rank(0, None), &rank.host);
                 (rec, out, tasks)
             }
             None => {
@@ -118,7 +120,8 @@ impl Command for Bandwidth {
                 (rec, out, tasks)
             }
         };
-        let report = bandwidth::report(plan, target, layout, &rec, &out, tasks, rank.started_at.clone());
+        let mut report = bandwidth::report(plan, target, layout, &rec, &out, tasks, rank.started_at.clone());
+        report.reorder = self.args.controls.reorder;
         Ok(Concluded { report, failure: out.failure, cleanup_errors: out.cleanup_errors, file_errors: Vec::new() })
     }
 }

@@ -45,8 +45,11 @@ impl Command for Dfsio {
         std::time::Duration::from_secs(300)
     }
 
-    fn plan(&mut self, ranks: u32) -> Result<Vec<String>, String> {
-        let (mut plan, target) = crate::plan::dfsio(&self.args)?;
+    fn plan(&mut self, launch: super::Launch) -> Result<Vec<String>, String> {
+        let ranks = launch.ranks;
+        let (mut plan, target) = crate::plan::dfsio(&self.args, launch.seed)?;
+        crate::workload::check_reorder(self.args.controls.reorder, ranks)?;
+        plan.ranks = ranks;
         if self.args.threads.is_none() {
             // By default every task of a rank runs at once (as a cluster with enough map slots), at
             // most 64.
@@ -80,7 +83,7 @@ impl Command for Dfsio {
             }
             return Ok(r);
         }
-        let tasks: Vec<u64> = (0..plan.nr_files).filter(|k| k % dist.size() as u64 == dist.rank() as u64).collect();
+        let tasks = plan.tasks_of(dist.rank());
         let total = tasks.len() as u64 * plan.file_size;
         let progress = Progress::start(ctx.bytes_done.clone(), total, rank.quiet);
         let residency = if plan.mode == Mode::Read {
@@ -138,6 +141,7 @@ impl Command for Dfsio {
             report.data = Some(plan.data.choice());
         }
         report.drop_cache = plan.drop_cache.map(|d| d.name().to_string());
+        report.reorder = plan.reorder;
         let mut file_errors = Vec::new();
         // TestDFSIO appends its result lines to -resFile; storebench adds the raw aggregates after
         // them. Only a complete run with finite figures is appended: a failed or interrupted one would

@@ -51,6 +51,16 @@ pub struct Rank {
     pub csv: Option<Sender<Event>>,
 }
 
+/// What every rank plans with: how many ranks run, and the run's seed (rank 0's clock, shared, so
+/// every rank draws its choices and its data from the same seed; `--seed` overrides it).
+#[derive(Clone, Copy, Debug)]
+pub struct Launch {
+    /// MPI ranks (1 without MPI).
+    pub ranks: u32,
+    /// The run's seed where the user gave none.
+    pub seed: u64,
+}
+
 /// What rank 0 concludes: the report, why the run stopped early, and what could not be cleaned up or
 /// written (warnings; a failed file fails a completed run).
 pub struct Concluded {
@@ -82,7 +92,7 @@ pub trait Command {
     }
     /// Checks the arguments and opens the target, on every rank (rank 0's verdict wins); returns the
     /// target's warnings.
-    fn plan(&mut self, ranks: u32) -> Result<Vec<String>, String>;
+    fn plan(&mut self, launch: Launch) -> Result<Vec<String>, String>;
     /// Makes what the run needs (rank 0 for every rank, through `rank.dist`).
     fn prepare(&mut self, rank: &Rank) -> Result<(), Error>;
     /// This rank's share of the run.
@@ -99,10 +109,11 @@ pub fn drive<C: Command>(mut cmd: C) -> Result<(), Error> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     dist.agree(&argv, WAIT).map_err(Error::Usage)?;
     let ranks = dist.size();
+    let seed = dist.share(|| Ok(crate::plan::clock_seed()), WAIT).map_err(Error::Run)?;
     let planned = if ranks > 1 && !cmd.distributed() {
         Err(format!("{} runs in one process; start it without mpirun ({ranks} ranks here)", C::NAME))
     } else {
-        cmd.plan(ranks)
+        cmd.plan(Launch { ranks, seed })
     };
     let warnings = match dist.verdict(planned.as_ref().map(|_| ()).map_err(Clone::clone), WAIT) {
         Ok(()) => planned.map_err(Error::from_plan)?,

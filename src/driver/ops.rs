@@ -72,8 +72,11 @@ impl Command for Ops {
         }
     }
 
-    fn plan(&mut self, ranks: u32) -> Result<Vec<String>, String> {
-        let (plan, target, default_base) = crate::plan::ops(&self.args)?;
+    fn plan(&mut self, launch: super::Launch) -> Result<Vec<String>, String> {
+        let ranks = launch.ranks;
+        let (mut plan, target, default_base) = crate::plan::ops(&self.args, launch.seed)?;
+        crate::workload::check_reorder(self.args.controls.reorder, ranks)?;
+        plan.ranks = ranks;
         // Every rank runs --threads threads; thread K of rank R is thread R x threads + K of the run,
         // on its own file test_<that>.
         let mut all_plan = plan.clone();
@@ -124,7 +127,7 @@ impl Command for Ops {
                 cpu,
                 first_errors: threads.iter().flat_map(|t| t.errors.iter().cloned()).take(5).collect(),
                 interrupted: threads.iter().any(|t| t.interrupted),
-                tasks: ops::thread_tasks(&threads, first, repeat, &prepared.base, me, &rank.host),
+                tasks: ops::thread_tasks(&rank_plan, &threads, first, repeat, &prepared.base, me, &rank.host),
                 // Rank 0 adds its own counters at the end, after the clean-up.
                 counters: if leads { Vec::new() } else { target.store.counters() },
                 residency: residency.into_iter().collect(),
@@ -214,6 +217,7 @@ impl Command for Ops {
             ranks,
         );
         report.tasks = std::mem::take(&mut self.tasks);
+        report.reorder = plan.reorder;
         report.probes.page_cache = std::mem::take(&mut self.residency);
         Ok(Concluded { report, failure, cleanup_errors, file_errors: Vec::new() })
     }

@@ -41,8 +41,14 @@ impl Command for Ranges {
         false
     }
 
-    fn plan(&mut self, _ranks: u32) -> Result<Vec<String>, String> {
-        let (plan, target, size) = crate::plan::ranges(&self.args)?;
+    fn plan(&mut self, launch: super::Launch) -> Result<Vec<String>, String> {
+        if let Some(n) = self.args.controls.reorder {
+            return Err(format!(
+                "--reorder {n}: ranges runs in one process, so no rank reads another's data; --reorder applies \
+                 to bandwidth, ops and dfsio -read under mpirun"
+            ));
+        }
+        let (plan, target, size) = crate::plan::ranges(&self.args, launch.seed)?;
         let warnings = target.warnings.clone();
         self.planned = Some((plan, target, size));
         Ok(warnings)

@@ -226,7 +226,7 @@ impl Command for Transfer {
         false
     }
 
-    fn plan(&mut self, _ranks: u32) -> Result<Vec<String>, String> {
+    fn plan(&mut self, _launch: super::Launch) -> Result<Vec<String>, String> {
         let args = &self.args;
         check_buffers(args)?;
         if args.runs == 0 {

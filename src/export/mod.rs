@@ -93,5 +93,8 @@ pub fn controls(r: &crate::stats::report::RunReport) -> Vec<String> {
         Some(_) => out.push("Page cache: the files read evicted before each read (fsync, fadvise DONTNEED)".into()),
         None => {}
     }
+    if let Some(n) = r.reorder {
+        out.push(format!("Reorder: rank r read what rank (r + {n}) mod ranks wrote (--reorder {n})"));
+    }
     out
 }

@@ -87,7 +87,10 @@ pub fn store_config(
 
 /// Validates `ops` arguments into a plan and its target. Returns whether the base directory is the
 /// default (a fresh one to make under the temporary directory).
-pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::OpsPlan, Target, bool), String> {
+pub fn ops(
+    args: &crate::cli::ops::OpsArgs,
+    run_seed: u64,
+) -> Result<(crate::workload::ops::OpsPlan, Target, bool), String> {
     use crate::workload::ops::Op;
     use crate::workload::ops::{parse_mix, OpsPlan};
     let mix = match (&args.mix, args.op) {
@@ -125,6 +128,21 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
     if has(Op::PrefetchRead) && args.prefetch == 0 {
         return Err("invalid --prefetch '0': prefetch_read needs at least 1 block ahead".into());
     }
+    if let Some(n) = args.controls.reorder {
+        if !has(Op::OpenRead) {
+            return Err(format!(
+                "--reorder {n} applies to open_read (thread K reads the test_K another rank's thread wrote); \
+                 this run does not read test_K"
+            ));
+        }
+        if has(Op::CreateWrite) || has(Op::Rename) {
+            return Err(format!(
+                "--reorder {n}: create_write and rename change the test_K files other ranks read in the same run; \
+                 write them first with --op create_write --keep on the same ranks and --threads, then read them \
+                 with --op open_read --reorder {n}"
+            ));
+        }
+    }
     let mut config = store_args_config(&args.config)?;
     // The Doris seed's conf keys that describe the workload, not the store; flags win over them.
     let conf_size = |config: &mut StoreConfig, key: &str| -> Result<Option<u64>, String> {
@@ -153,6 +171,12 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         (None, Some(b)) => (b, false),
         (None, None) => (std::env::temp_dir().to_string_lossy().into_owned(), true),
     };
+    if let (Some(n), true) = (args.controls.reorder, args.prepare || default_base) {
+        return Err(format!(
+            "--reorder {n} reads the files each rank wrote, but --prepare (or no URL) has rank 0 make them all: \
+             write them with --op create_write --keep on the same ranks and --threads, and give that URL"
+        ));
+    }
     let target = open_target(&url, &config)?;
     check_drop_cache(args.controls.drop_cache, &target)?;
     if target.store.capabilities().in_memory {
@@ -174,7 +198,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
             _ => f.strip_prefix("file://").map_or(f.clone(), str::to_string),
         }
     });
-    let seed = args.seed.unwrap_or_else(clock_seed);
+    let seed = args.seed.unwrap_or(run_seed);
     let plan = OpsPlan {
         mix,
         threads: args.threads,
@@ -197,6 +221,8 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
         seed,
         data: TestData::resolve(args.controls.data, seed),
         drop_cache: args.controls.drop_cache,
+        reorder: args.controls.reorder,
+        ranks: 1,
     };
     Ok((plan, target, default_base))
 }
@@ -204,6 +230,7 @@ pub fn ops(args: &crate::cli::ops::OpsArgs) -> Result<(crate::workload::ops::Ops
 /// Validates `ranges` arguments: the plan, the target, and the object's size.
 pub fn ranges(
     args: &crate::cli::ranges::RangesArgs,
+    run_seed: u64,
 ) -> Result<(crate::workload::ranges::RangesPlan, Target, u64), String> {
     use crate::workload::ranges as r;
     use crate::workload::ranges::Strategy;
@@ -219,7 +246,7 @@ pub fn ranges(
     if args.prepare == Some(0) {
         return Err("invalid --prepare '0': the test object needs at least 1 byte (e.g. 48m)".into());
     }
-    let seed = args.seed.unwrap_or_else(clock_seed);
+    let seed = args.seed.unwrap_or(run_seed);
     let config = store_args_config(&args.config)?;
     let target = open_target(&args.url, &config)?;
     check_drop_cache(args.controls.drop_cache, &target)?;
@@ -310,7 +337,7 @@ pub fn clock_seed() -> u64 {
 }
 
 /// Validates `bandwidth` arguments into a plan and its target.
-pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String> {
+pub fn bandwidth(args: &BandwidthArgs, run_seed: u64) -> Result<(BandwidthPlan, Target), String> {
     if args.size == 0 {
         return Err("invalid SIZE '0': the data size must be at least 1 byte (e.g. 128m)".into());
     }
@@ -386,7 +413,7 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
             &format!("SIZE {} on memory:// (it keeps every byte in RAM)", human_bytes(args.size)),
         )?;
     }
-    let seed = args.seed.unwrap_or_else(clock_seed);
+    let seed = args.seed.unwrap_or(run_seed);
     let plan = BandwidthPlan {
         size: args.size,
         block,
@@ -409,7 +436,10 @@ pub fn bandwidth(args: &BandwidthArgs) -> Result<(BandwidthPlan, Target), String
 }
 
 /// Validates `dfsio` arguments: the plan and the target its root names.
-pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::dfsio::DfsioPlan, Target), String> {
+pub fn dfsio(
+    args: &crate::cli::dfsio::DfsioArgs,
+    run_seed: u64,
+) -> Result<(crate::workload::dfsio::DfsioPlan, Target), String> {
     use crate::workload::dfsio::{DfsioPlan, Mode, ReadOrder};
     let config = store_args_config(&args.config)?;
     let file_size = crate::units::parse_size_with_default_unit(&args.file_size, 20)
@@ -446,6 +476,12 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
     } else {
         ReadOrder::Sequential
     };
+    if let (Some(n), false) = (args.controls.reorder, mode == Mode::Read) {
+        return Err(format!(
+            "--reorder {n} applies to -read (rank r reads the files rank (r + {n}) mod ranks wrote); write with \
+             -write on the same number of ranks, then read with -read --reorder {n}"
+        ));
+    }
     let root = match (&args.root_dir, config.get("fs.defaultFS")) {
         (Some(r), _) => r.clone(),
         (None, Some(fs)) if !fs.starts_with("file:") => format!("{}/benchmarks/TestDFSIO", fs.trim_end_matches('/')),
@@ -464,7 +500,7 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
             &format!("-nrFiles {} x -fileSize {} on memory://", args.nr_files, human_bytes(file_size)),
         )?;
     }
-    let seed = clock_seed();
+    let seed = run_seed;
     let plan = DfsioPlan {
         mode,
         order,
@@ -476,6 +512,8 @@ pub fn dfsio(args: &crate::cli::dfsio::DfsioArgs) -> Result<(crate::workload::df
         seed,
         data: TestData::resolve(args.controls.data, seed),
         drop_cache: args.controls.drop_cache,
+        reorder: args.controls.reorder,
+        ranks: 1,
     };
     Ok((plan, target))
 }

@@ -189,6 +189,9 @@ pub struct TaskRecord {
     pub time_ms: i64,
     /// IO rate, MB/s (2^20 bytes), as TestDFSIO's mapper computes it.
     pub rate_mb_s: f64,
+    /// With `--reorder`, the rank of the -write that wrote this file (another rank than `rank`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<u32>,
 }
 
 /// Everything a dfsio run reports beyond the Hadoop block.

@@ -68,6 +68,9 @@ pub struct RunReport {
     /// What `--drop-cache` evicted before each read phase: `files` or `all`; absent without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop_cache: Option<String>,
+    /// `--reorder N`: rank r read what rank (r + N) mod ranks wrote; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder: Option<u32>,
 }
 
 /// What the written test data was made of (`--data`; docs/metrics.md, "Test data").
@@ -192,6 +195,9 @@ pub struct TaskReport {
     pub seconds: f64,
     /// bytes / 2^20 / seconds (0 when seconds is 0).
     pub mib_per_s: f64,
+    /// With `--reorder`, the rank whose data this task read (another rank than `rank`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<u32>,
 }
 
 impl TaskReport {

@@ -130,6 +130,14 @@ impl TestData {
         DataPattern::of(block, self.seed, self.kind)
     }
 
+    /// The data MPI rank `rank` writes: rank 0 the run's seed itself, every other rank its own seed
+    /// drawn from it (seed xor rank x 0x9E3779B97F4A7C15), so ranks write different bytes (a
+    /// deduplicating store cannot fold one rank's files into another's) and a reader that knows the
+    /// writer's rank knows what every byte must be.
+    pub fn for_rank(&self, rank: u32) -> TestData {
+        TestData { kind: self.kind, seed: self.seed ^ (rank as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) }
+    }
+
     /// The report's record of it.
     pub fn choice(&self) -> crate::stats::report::DataChoice {
         crate::stats::report::DataChoice { pattern: self.kind.to_string(), seed: self.seed }

@@ -39,9 +39,26 @@ pub struct DfsioPlan {
     pub data: crate::workload::data::TestData,
     /// What to evict from the page cache before each read phase (`--drop-cache`).
     pub drop_cache: Option<crate::workload::DropCache>,
+    /// `--reorder N` (-read only): rank r reads the files rank (r + N) mod ranks wrote.
+    pub reorder: Option<u32>,
+    /// MPI ranks of this run (the -write records them in the manifest; a reordered -read needs as many).
+    pub ranks: u32,
 }
 
 impl DfsioPlan {
+    /// The tasks (K of test_io_K) rank `rank` runs: those with K mod ranks = the rank, or with
+    /// `--reorder N` those of rank (rank + N) mod ranks, which that rank's -write wrote.
+    pub fn tasks_of(&self, rank: u32) -> Vec<u64> {
+        let ranks = self.ranks.max(1);
+        let from = self.reorder.map_or(rank, |n| crate::workload::reorder_source(rank, ranks, n));
+        (0..self.nr_files).filter(|k| k % ranks as u64 == from as u64).collect()
+    }
+
+    /// With `--reorder`, the rank whose -write wrote task `k`'s file.
+    pub fn writer_of(&self, k: u64) -> Option<u32> {
+        self.reorder.map(|_| (k % self.ranks.max(1) as u64) as u32)
+    }
+
     /// `ROOT/io_data`, where the files live.
     pub fn data_dir(&self) -> String {
         join(&self.root, "io_data")
@@ -133,9 +150,13 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
             }
             m.files.extend((0..plan.nr_files).map(task_name));
             m.dirs.extend(made);
+            m.ranks = Some(plan.ranks.max(1));
             manifest::write(target, plan, &m, replace)
         }
         Mode::Read | Mode::Append => {
+            if let Some(n) = plan.reorder {
+                check_writers(target, plan, n)?;
+            }
             let listed = if plan.mode == Mode::Append {
                 manifest::read(target, plan)?.unwrap_or_default().files
             } else {
@@ -171,6 +192,28 @@ pub fn prepare(target: &Target, plan: &DfsioPlan) -> Result<(), String> {
             Ok(())
         }
         Mode::Clean => Ok(()),
+    }
+}
+
+/// `-read --reorder N`: the files must have been written by a -write on as many ranks as read them,
+/// as its manifest records, or "the rank that wrote it" would not be the rank the read thinks.
+fn check_writers(target: &Target, plan: &DfsioPlan, n: u32) -> Result<(), String> {
+    let wrote = manifest::read(target, plan)?.and_then(|m| m.ranks);
+    match wrote {
+        Some(w) if w == plan.ranks => Ok(()),
+        Some(w) => Err(format!(
+            "-read --reorder {n}: the files were written by a -write on {w} rank(s) (its manifest {} says), \
+             and this read runs on {}: read on {w} ranks, or write again on {}",
+            manifest::path(plan),
+            plan.ranks,
+            plan.ranks
+        )),
+        None => Err(format!(
+            "-read --reorder {n}: no storebench manifest ({}) records which ranks wrote the files: write them \
+             with dfsio -write on {} ranks first",
+            manifest::path(plan),
+            plan.ranks
+        )),
     }
 }
 
@@ -287,6 +330,7 @@ pub fn run(target: &Target, plan: &DfsioPlan, tasks: &[u64], ctx: &RunContext, r
                         first_byte_s: first_byte.map(|t| ctx.ns(t) as f64 / 1e9),
                         time_ms,
                         rate_mb_s: crate::stats::dfsio::task_rate(bytes as i64, time_ms) as f64,
+                        written_by: plan.writer_of(k),
                     });
                 }
                 Err(None) => break, // stopped

@@ -74,6 +74,40 @@ pub fn envelope(
         tasks: Vec::new(),
         data: None,
         drop_cache: None,
+        reorder: None,
+    }
+}
+
+/// `--reorder N`: the rank whose data rank `rank` of `ranks` reads, (rank + N) mod ranks.
+pub fn reorder_source(rank: u32, ranks: u32, n: u32) -> u32 {
+    ((rank as u64 + n as u64) % ranks.max(1) as u64) as u32
+}
+
+/// Checks `--reorder N` against the number of ranks: it needs several, and N mod ranks must not be 0
+/// (every rank would read its own data).
+pub fn check_reorder(n: Option<u32>, ranks: u32) -> Result<(), String> {
+    match n {
+        None => Ok(()),
+        Some(n) if ranks <= 1 => Err(format!(
+            "--reorder {n} needs several MPI ranks (rank r reads what rank (r + {n}) mod ranks wrote), and this run \
+             has one: start it with mpirun -np 2 or more, or leave --reorder out"
+        )),
+        Some(n) if n % ranks == 0 => Err(format!(
+            "--reorder {n} on {ranks} ranks makes every rank read its own data: give N from 1 to {} (e.g. the \
+             ranks per node, so each rank reads what another node wrote)",
+            ranks - 1
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Parses `--reorder N` (N >= 1).
+pub fn parse_reorder(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "invalid --reorder '{s}': a whole number from 1 up (rank r reads what rank (r + N) mod ranks wrote)"
+        )),
     }
 }
 

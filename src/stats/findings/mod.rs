@@ -54,6 +54,7 @@ pub fn of(r: &RunReport) -> Vec<Finding> {
         sender_cpu_bound,
         upload_in_close,
         stragglers,
+        reorder_same_host,
         pushback,
         unstable,
         cold_first,
@@ -324,6 +325,44 @@ pub fn stragglers(r: &RunReport) -> Vec<Finding> {
         ),
         evidence,
         "look at the named tasks' hosts and disks; the stonewall figure is what the rest delivered",
+    )]
+}
+
+/// `--reorder` reads whose data was written on the reader's own host: ranks on one host share its
+/// page cache, so those reads did not avoid it. The writer's host is where its rank ran in this run
+/// (dfsio -read: the -write is assumed placed alike).
+pub fn reorder_same_host(r: &RunReport) -> Vec<Finding> {
+    let Some(n) = r.reorder else { return Vec::new() };
+    // (reader rank, reader host, writer rank) of every read, from the task list or dfsio's tasks.
+    let mut reads: Vec<(u32, &str, u32)> =
+        r.tasks.iter().filter_map(|t| Some((t.rank, t.host.as_str(), t.written_by?))).collect();
+    if let Some(d) = r.dfsio_run() {
+        reads.extend(d.tasks.iter().filter_map(|t| Some((t.rank, t.host.as_str(), t.written_by?))));
+    }
+    let host_of = |rank: u32| {
+        let dfsio = r.dfsio_run().into_iter().flat_map(|d| d.tasks.iter().map(|t| (t.rank, t.host.as_str())));
+        r.tasks.iter().map(|t| (t.rank, t.host.as_str())).chain(dfsio).find(|(k, _)| *k == rank).map(|(_, h)| h)
+    };
+    let same: Vec<&(u32, &str, u32)> = reads.iter().filter(|(_, host, w)| host_of(*w) == Some(*host)).collect();
+    if same.is_empty() {
+        return Vec::new();
+    }
+    let mut hosts: Vec<&str> = same.iter().map(|(_, h, _)| *h).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let (rank, host, writer) = same[0];
+    vec![finding(
+        "reorder_same_host",
+        format!(
+            "--reorder {n}: {} of {} reads were of data written on the reader's own host ({}): ranks on one host \
+             share its page cache, so those reads may have come from memory",
+            same.len(),
+            reads.len(),
+            hosts.join(", ")
+        ),
+        vec![format!("rank {rank} on {host} read what rank {writer} wrote, and rank {writer} ran on {host}")],
+        "give --reorder the number of ranks per host (with ranks placed by node, as mpirun --map-by node does, \
+         1 is enough), or add --drop-cache",
     )]
 }
 

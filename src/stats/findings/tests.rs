@@ -425,3 +425,32 @@ fn impossible_above_the_link_to_a_remote_store() {
     r.findings = f;
     assert!(suspect(&r, "download mbyte_per_s") && !suspect(&r, "upload mbyte_per_s"));
 }
+
+#[test]
+fn reorder_same_host_when_a_reader_shares_its_writers_host() {
+    use crate::stats::report::TaskReport;
+    // Four ranks, two per host (ranks 0, 1 on a; 2, 3 on b), each reading rank r + 1's download.
+    let task = |rank: u32, host: &str, written_by: u32| TaskReport {
+        rank,
+        host: host.into(),
+        task: "download".into(),
+        written_by: Some(written_by),
+        ..Default::default()
+    };
+    let mut r = bandwidth(2.0);
+    r.reorder = Some(1);
+    r.tasks = vec![task(0, "a", 1), task(1, "a", 2), task(2, "b", 3), task(3, "b", 0)];
+    // Rank 0 reads rank 1 (both on a), rank 2 reads rank 3 (both on b): 2 of 4 on their own host.
+    let f = reorder_same_host(&r);
+    assert_eq!(rules(&f), ["reorder_same_host"]);
+    assert!(f[0].verdict.starts_with("--reorder 1: 2 of 4 reads were of data written on the reader's own host (a, b)"));
+    assert_eq!(f[0].evidence, ["rank 0 on a read what rank 1 wrote, and rank 1 ran on a"]);
+    // --reorder 2 (the ranks per host): every read crosses hosts.
+    r.reorder = Some(2);
+    r.tasks = vec![task(0, "a", 2), task(1, "a", 3), task(2, "b", 0), task(3, "b", 1)];
+    assert!(reorder_same_host(&r).is_empty());
+    // Without --reorder nothing is said, whatever the tasks.
+    r.reorder = None;
+    r.tasks = vec![task(0, "a", 1), task(1, "a", 0)];
+    assert!(reorder_same_host(&r).is_empty());
+}

@@ -102,6 +102,13 @@ pub struct Layout {
     pub run_dir: Option<String>,
     /// Processes, each with its own file.
     pub ranks: u32,
+    /// The rank this layout is of (its data is drawn from the run's seed for this rank).
+    #[serde(default)]
+    pub rank: u32,
+    /// With `--reorder`, the rank whose file the download reads instead of this rank's own, and
+    /// that file.
+    #[serde(default)]
+    pub reads_from: Option<(u32, String)>,
 }
 
 impl Layout {
@@ -115,10 +122,13 @@ impl Layout {
     }
 
     /// Rank `r`'s own layout. With several ranks it leaves the run directory to rank 0, which
-    /// removes it once every rank is done.
-    pub fn of_rank(&self, r: u32) -> Layout {
+    /// removes it once every rank is done; with `--reorder N` its download reads rank (r + N) mod
+    /// ranks's file.
+    pub fn of_rank(&self, r: u32, reorder: Option<u32>) -> Layout {
         let run_dir = if self.ranks <= 1 { self.run_dir.clone() } else { None };
-        Layout { file: self.file_of(r), run_dir, ranks: 1 }
+        let reads_from =
+            reorder.map(|n| crate::workload::reorder_source(r, self.ranks, n)).map(|w| (w, self.file_of(w)));
+        Layout { file: self.file_of(r), run_dir, ranks: 1, rank: r, reads_from }
     }
 
     fn files(&self) -> Vec<String> {
@@ -148,7 +158,7 @@ pub fn prepare_layout(plan: &BandwidthPlan, target: &Target, ranks: u32) -> Resu
     let store = &target.store;
     let path = target.path.as_str();
     let meta = store.stat(path).map_err(|e| e.to_string())?;
-    let given = Layout { file: path.to_string(), run_dir: None, ranks };
+    let given = Layout { file: path.to_string(), run_dir: None, ranks, rank: 0, reads_from: None };
     if plan.read_only {
         for f in given.files() {
             let m = if f == path { meta } else { store.stat(&f).map_err(|e| e.to_string())? };
@@ -182,7 +192,7 @@ pub fn prepare_layout(plan: &BandwidthPlan, target: &Target, ranks: u32) -> Resu
         }
         let dir = join(path, &unique_name());
         store.create_dir(&dir).map_err(|e| format!("cannot create the run directory: {e}"))?;
-        return Ok(Layout { file: join(&dir, "bandwidth.dat"), run_dir: Some(dir), ranks });
+        return Ok(Layout { file: join(&dir, "bandwidth.dat"), run_dir: Some(dir), ranks, rank: 0, reads_from: None });
     }
     for f in given.files() {
         // --overwrite replaces regular files only: never a device, FIFO, socket or link.
@@ -487,7 +497,8 @@ impl Bw<'_> {
 /// Runs the workload on the calling thread. Every operation goes to `rec`; the run stops at the first
 /// failure or at Ctrl-C, and always cleans up what it created unless `--keep`. `between` runs after
 /// the upload (and rename), whatever their outcome: with several ranks it is the barrier that starts
-/// every rank's download together.
+/// every rank's download together; with `--reorder` it runs again after the download, so no rank
+/// deletes its file while another still reads it.
 pub fn run(
     plan: &BandwidthPlan,
     target: &Target,
@@ -498,7 +509,8 @@ pub fn run(
 ) -> BandwidthRun {
     let mut out = BandwidthRun::default();
     let order = read_order(plan);
-    let mut bw = Bw { plan, target, ctx, rec, pattern: plan.data.pattern(plan.block as usize), bad: (0, None) };
+    let data = plan.data.for_rank(layout.rank);
+    let mut bw = Bw { plan, target, ctx, rec, pattern: data.pattern(plan.block as usize), bad: (0, None) };
     let mut file = layout.file.clone();
     let mut wrote = false;
 
@@ -534,19 +546,38 @@ pub fn run(
     if let Err(e) = between() {
         result = result.and(Err(Failure::Failed(e)));
     }
+    // With --reorder the download reads the file another rank wrote (renamed as this rank's was),
+    // checked against that rank's data.
+    let read = match &layout.reads_from {
+        Some((w, theirs)) => {
+            bw.pattern = plan.data.for_rank(*w).pattern(plan.block as usize);
+            if plan.rename {
+                format!("{theirs}.renamed")
+            } else {
+                theirs.clone()
+            }
+        }
+        None => file.clone(),
+    };
     if result.is_ok() {
         // Outside the timed phase: --drop-cache's eviction, then how much of what the download reads
         // is already in memory.
-        match super::before_read(target, &[(file.clone(), plan.size)], "download", 0, plan.drop_cache) {
+        match super::before_read(target, &[(read.clone(), plan.size)], "download", 0, plan.drop_cache) {
             Ok(r) => out.residency.extend(r),
             Err(e) => result = Err(Failure::Failed(e)),
         }
     }
     if result.is_ok() {
         let (cpu0, wait0) = (CpuTimes::process(), crate::run::cpu_wait_s());
-        result = bw.download(&file, order, &mut out);
+        result = bw.download(&read, order, &mut out);
         out.download_cpu = CpuTimes::process().since(cpu0);
         out.waited("download", wait0);
+    }
+    if layout.reads_from.is_some() {
+        // Every rank has finished reading before any rank deletes the file it wrote.
+        if let Err(e) = between() {
+            result = result.and(Err(Failure::Failed(e)));
+        }
     }
 
     if wrote && !plan.keep {

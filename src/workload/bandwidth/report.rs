@@ -3,18 +3,21 @@
 
 use super::*;
 
-/// One rank's figures per phase, for the report's task list.
-pub fn rank_tasks(rec: &Recorder, out: &BandwidthRun, file: &str, rank: u32, host: &str) -> Vec<TaskReport> {
+/// One rank's figures per phase, for the report's task list; `mine` is the rank's own layout (with
+/// `--reorder`, its download names the file it read and the rank that wrote it).
+pub fn rank_tasks(rec: &Recorder, out: &BandwidthRun, mine: &Layout, host: &str) -> Vec<TaskReport> {
     [(&aggregate::UPLOAD, out.upload_cpu), (&aggregate::DOWNLOAD, out.download_cpu)]
         .into_iter()
         .filter_map(|(ops, cpu)| aggregate::phase_report(rec, ops, cpu, 1))
         .map(|p| {
+            let theirs = mine.reads_from.as_ref().filter(|_| p.name == aggregate::DOWNLOAD.name);
             TaskReport {
-                rank,
+                rank: mine.rank,
                 host: host.to_string(),
                 task: p.name.clone(),
                 repeat: None,
-                path: file.to_string(),
+                path: theirs.map_or(&mine.file, |(_, f)| f).clone(),
+                written_by: theirs.map(|(w, _)| *w),
                 ops: p.blocks.count,
                 errors: p.blocks.errors,
                 bytes: p.bytes,
@@ -61,12 +64,13 @@ pub struct RankPart {
 
 impl RankPart {
     /// This rank's part of the run.
-    pub fn new(rank: u32, host: &str, file: &str, rec: &Recorder, out: BandwidthRun) -> RankPart {
+    pub fn new(mine: &Layout, host: &str, rec: &Recorder, out: BandwidthRun) -> RankPart {
+        let rank = mine.rank;
         RankPart {
             rank,
             host: host.to_string(),
             stats: rec.to_data(),
-            tasks: rank_tasks(rec, &out, file, rank, host),
+            tasks: rank_tasks(rec, &out, mine, host),
             upload_cpu: out.upload_cpu,
             download_cpu: out.download_cpu,
             counters: out.counters,

@@ -98,14 +98,15 @@ fn ranks_merge_by_hand() {
         if rank == 1 {
             out.failure = Some(Failure::Failed("open failed: refused".into()));
         }
-        let part = RankPart::new(rank, &format!("node{rank}"), &format!("f.rank{rank}"), &rec, out);
+        let mine = Layout { file: "f".into(), run_dir: None, ranks: 2, rank: 0, reads_from: None }.of_rank(rank, None);
+        let part = RankPart::new(&mine, &format!("node{rank}"), &rec, out);
         // Through JSON, as it travels.
         parts.push(serde_json::from_slice(&serde_json::to_vec(&part).unwrap()).unwrap());
     }
     let (rec, out, tasks) = merge_ranks(parts).unwrap();
     assert_eq!(out.failure, Some(Failure::Failed("rank 1 (node1): open failed: refused".into())));
     assert_eq!(out.counters[0].counters, [("create_calls".to_string(), 2)]);
-    let layout = Layout { file: "f".into(), run_dir: None, ranks: 2 };
+    let layout = Layout { file: "f".into(), run_dir: None, ranks: 2, rank: 0, reads_from: None };
     let target = MemoryStore::target("unit-ranks/");
     let r = report(&plan(100 * mib, 100 * mib, ReadPolicy::WholeFile), &target, &layout, &rec, &out, tasks, "t".into());
     let up = &r.phases[0];

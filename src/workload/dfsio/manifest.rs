@@ -21,6 +21,8 @@ pub struct Manifest {
     pub files: BTreeSet<String>,
     /// Directories the runs made, full store paths.
     pub dirs: BTreeSet<String>,
+    /// The MPI ranks of the last -write (task K was written by rank K mod ranks).
+    pub ranks: Option<u32>,
 }
 
 /// Where the manifest of `plan`'s root lives.
@@ -32,6 +34,9 @@ impl Manifest {
     /// The manifest as text.
     pub fn render(&self) -> String {
         let mut out = format!("{HEADER}\n");
+        if let Some(r) = self.ranks {
+            out.push_str(&format!("ranks {r}\n"));
+        }
         for d in &self.dirs {
             out.push_str(&format!("dir {d}\n"));
         }
@@ -51,6 +56,10 @@ impl Manifest {
         for l in lines {
             match l.split_once(' ') {
                 Some(("dir", d)) => m.dirs.insert(d.to_string()),
+                Some(("ranks", r)) => {
+                    m.ranks = Some(r.parse().ok().filter(|&r| r >= 1)?);
+                    true
+                }
                 // Only plain names: never a path that could point outside io_data.
                 Some(("file", f)) if !f.is_empty() && !f.contains('/') && f != ".." && f != "." => {
                     m.files.insert(f.to_string())
@@ -149,6 +158,8 @@ mod tests {
             seed: 1,
             data: crate::workload::data::TestData { seed: 1, ..Default::default() },
             drop_cache: None,
+            reorder: None,
+            ranks: 1,
         };
         super::super::clean(&target, &plan).unwrap();
         assert!(other.is_dir(), "an empty directory the manifest named but -write never makes");
@@ -161,7 +172,9 @@ mod tests {
         m.files.insert("test_io_0".into());
         m.files.insert("test_io_1".into());
         m.dirs.insert("/r/io_data".into());
+        m.ranks = Some(4);
         assert_eq!(Manifest::parse(&m.render()), Some(m));
+        assert_eq!(Manifest::parse(&format!("{HEADER}\nranks 0\n")), None);
         assert_eq!(Manifest::parse("hello\n"), None);
         assert_eq!(Manifest::parse(&format!("{HEADER}\nfile ../etc/passwd\n")), None);
         assert_eq!(Manifest::parse(&format!("{HEADER}\nrm -rf /\n")), None);

@@ -15,15 +15,35 @@ fn task(k: u64, bytes: u64, start: f64, end: f64) -> TaskRecord {
         first_byte_s: None,
         time_ms,
         rate_mb_s: crate::stats::dfsio::task_rate(bytes as i64, time_ms) as f64,
+        written_by: None,
     }
+}
+
+/// Eight files on four ranks: rank r runs tasks r and r + 4; with --reorder 1 it runs rank r + 1's
+/// (which that rank's -write wrote), the last rank wrapping to rank 0's.
+#[test]
+fn reorder_hands_each_rank_another_ranks_files() {
+    let mut plan = tests_plan();
+    plan.nr_files = 8;
+    plan.ranks = 4;
+    assert_eq!(plan.tasks_of(1), vec![1, 5]);
+    assert_eq!(plan.writer_of(5), None);
+    plan.reorder = Some(1);
+    assert_eq!(plan.tasks_of(1), vec![2, 6]);
+    assert_eq!(plan.tasks_of(3), vec![0, 4]);
+    assert_eq!(plan.writer_of(6), Some(2));
+    plan.reorder = Some(3);
+    assert_eq!(plan.tasks_of(0), vec![3, 7]);
+    let all: Vec<u64> =
+        (0..4).flat_map(|r| plan.tasks_of(r)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    assert_eq!(all, (0..8).collect::<Vec<_>>(), "every file is read once");
 }
 
 /// Two tasks of 100 MiB started together, done after 1 s and 2 s; the first ended when the
 /// second had moved 50 MiB: aggregate 200 MiB / 2 s = 100, stonewall 150 MiB / 1 s = 150, while
 /// TestDFSIO's Throughput says 200 MiB / (1 + 2) s = 66.67.
-#[test]
-fn figures_by_hand() {
-    let plan = DfsioPlan {
+fn tests_plan() -> DfsioPlan {
+    DfsioPlan {
         mode: Mode::Write,
         order: ReadOrder::Sequential,
         nr_files: 2,
@@ -34,7 +54,14 @@ fn figures_by_hand() {
         seed: 1,
         data: crate::workload::data::TestData { seed: 1, ..Default::default() },
         drop_cache: None,
-    };
+        reorder: None,
+        ranks: 1,
+    }
+}
+
+#[test]
+fn figures_by_hand() {
+    let plan = tests_plan();
     let out = Outcome {
         tasks: vec![task(0, 100 << 20, 0.0, 1.0), task(1, 100 << 20, 0.0, 2.0)],
         stonewall: Some((150 << 20, 1.0)),

@@ -66,6 +66,10 @@ pub struct OpsPlan {
     pub data: crate::workload::data::TestData,
     /// What to evict from the page cache before each read phase (`--drop-cache`).
     pub drop_cache: Option<crate::workload::DropCache>,
+    /// `--reorder N`: thread K of rank r reads the test file of thread K of rank (r + N) mod ranks.
+    pub reorder: Option<u32>,
+    /// MPI ranks of the run (each runs `threads` threads).
+    pub ranks: u32,
 }
 
 impl OpsPlan {
@@ -76,6 +80,18 @@ impl OpsPlan {
         } else {
             "mix"
         }
+    }
+
+    /// The thread (global index) whose test file thread `k` reads: itself, or with `--reorder N` the
+    /// same thread of rank (rank + N) mod ranks, (k + N x threads) mod (threads x ranks).
+    pub fn reads_of(&self, k: usize) -> usize {
+        let all = self.threads * self.ranks.max(1) as usize;
+        self.reorder.map_or(k, |n| (k + n as usize % self.ranks.max(1) as usize * self.threads) % all.max(1))
+    }
+
+    /// With `--reorder`, the rank whose thread wrote the file thread `k` reads.
+    pub fn writer_of(&self, k: usize) -> Option<u32> {
+        self.reorder.map(|_| (self.reads_of(k) / self.threads.max(1)) as u32)
     }
 
     fn has(&self, op: Op) -> bool {
@@ -294,7 +310,10 @@ impl Worker<'_> {
                 written().insert(self.k);
                 Ok((size, None))
             }
-            Op::OpenRead => self.read(&mine, plan.file_size, false, rec),
+            Op::OpenRead => {
+                let theirs = file_of(&self.prepared.base, plan.reads_of(self.k));
+                self.read(&theirs, plan.file_size, false, rec)
+            }
             Op::SingleRead if plan.random => self.random_read(rec),
             Op::SingleRead | Op::PrefetchRead => {
                 let path = self.prepared.single.clone().unwrap_or_default();

@@ -20,7 +20,7 @@ pub fn before_read(
 ) -> Result<Option<crate::stats::findings::Residency>, String> {
     let mut files: Vec<String> = Vec::new();
     if plan.has(Op::OpenRead) {
-        files.extend((0..plan.threads).map(|k| file_of(&prepared.base, first + k)));
+        files.extend((0..plan.threads).map(|k| file_of(&prepared.base, plan.reads_of(first + k))));
     }
     if plan.has(Op::SingleRead) || plan.has(Op::PrefetchRead) {
         files.extend(prepared.single.clone());

@@ -61,8 +61,10 @@ pub fn summarize_parts(
 }
 
 /// Each thread's share of a repeat, for the report's task list; `first` is the global index of the
-/// first thread (rank x threads with MPI).
+/// first thread (rank x threads with MPI). With `--reorder` each names the file it read and the
+/// rank that wrote it.
 pub fn thread_tasks(
+    plan: &OpsPlan,
     threads: &[ThreadRun],
     first: usize,
     repeat: usize,
@@ -79,7 +81,8 @@ pub fn thread_tasks(
                 host: host.to_string(),
                 task: format!("thread {}", first + i),
                 repeat: Some(repeat),
-                path: file_of(base, first + i),
+                path: file_of(base, plan.reads_of(first + i)),
+                written_by: plan.writer_of(first + i),
                 ops: t.done.ops,
                 errors: t.failed,
                 bytes: t.done.bytes,

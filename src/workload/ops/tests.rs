@@ -36,7 +36,25 @@ fn plan(mix: Vec<(Op, u32)>) -> OpsPlan {
         seed: 1,
         data: crate::workload::data::TestData { seed: 1, ..Default::default() },
         drop_cache: None,
+        reorder: None,
+        ranks: 1,
     }
+}
+
+#[test]
+fn reorder_reads_the_same_thread_of_another_rank() {
+    // 2 threads on each of 4 ranks: thread 1 of rank 0 (global 1) reads thread 1 of rank 1 (global 3)
+    // with --reorder 1; the last rank wraps to rank 0; --reorder 6 is 2 mod 4.
+    let mut p = plan(vec![(Op::OpenRead, 1)]);
+    p.ranks = 4;
+    assert_eq!((p.reads_of(1), p.writer_of(1)), (1, None));
+    p.reorder = Some(1);
+    assert_eq!((p.reads_of(1), p.writer_of(1)), (3, Some(1)));
+    assert_eq!((p.reads_of(6), p.writer_of(6)), (0, Some(0)));
+    assert_eq!((p.reads_of(7), p.writer_of(7)), (1, Some(0)));
+    p.reorder = Some(6);
+    assert_eq!((p.reads_of(0), p.writer_of(0)), (4, Some(2)));
+    assert_eq!((p.reads_of(5), p.writer_of(5)), (1, Some(0)));
 }
 
 #[test]
@@ -117,7 +135,7 @@ fn two_ranks_give_the_one_process_figures() {
             ends: thread_ends(threads),
             per_second: per_second(threads),
             cpu: CpuTimes { user_s: 0.5, system_s: 0.0 },
-            tasks: thread_tasks(threads, r, 1, "d", r as u32, "h"),
+            tasks: thread_tasks(&plan, threads, r, 1, "d", r as u32, "h"),
             ..Default::default()
         };
         merged.absorb(&mut rec, part, 2).unwrap();
