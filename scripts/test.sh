@@ -47,6 +47,18 @@ if ! command -v mpirun >/dev/null || ! [ -e /usr/include/x86_64-linux-gnu/mpi/mp
 fi
 mpirun --version | head -1
 
+step "Chromium for the HTML report's rendering test (Debian package, once)"
+if ! command -v chromium >/dev/null; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -q chromium >/dev/null \
+    || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q chromium >/dev/null; }
+fi
+chromium --version | head -1
+# Screenshots of each command's page go here (kept with CI's artifacts, never committed).
+export STOREBENCH_ARTIFACTS="${STOREBENCH_ARTIFACTS:-$PWD/target/artifacts}"
+
 step "cargo test (with the tests that need the servers above: --include-ignored)"
 cargo test --all-targets -- --include-ignored
 

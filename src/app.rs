@@ -60,6 +60,8 @@ commands! {
     /// Send a file to a socket (or file) with read-write, sendfile, splice, mmap and io_uring, and
     /// compare the CPU each path costs per GiB (HADOOP-3164).
     "transfer" => Transfer(cli::transfer::TransferArgs) => driver::transfer::run;
+    /// Turn JSON reports (`--json` of any command) into one self-contained HTML page with charts.
+    "report" => Report(cli::report::ReportArgs) => driver::report::run;
 }
 
 /// storebench: how fast, how steadily and at what CPU cost data moves to and from storage.

@@ -54,6 +54,11 @@ pub struct BandwidthArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Write the report as one self-contained HTML page with charts to this file (as `storebench
+    /// report` would from the JSON).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
     /// Hand each block to the OS after writing it (files: start writeback with sync_file_range).
     #[arg(long)]
     pub flush: bool,

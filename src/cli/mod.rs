@@ -7,6 +7,7 @@ pub mod bandwidth;
 pub mod dfsio;
 pub mod ops;
 pub mod ranges;
+pub mod report;
 pub mod store;
 pub mod transfer;
 

@@ -92,6 +92,11 @@ pub struct OpsArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Write the report as one self-contained HTML page with charts to this file (as `storebench
+    /// report` would from the JSON).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
     /// Write one row per repeat and the statistics rows as CSV to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,

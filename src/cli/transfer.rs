@@ -62,6 +62,11 @@ pub struct TransferArgs {
     /// Write every run as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Write the report as one self-contained HTML page with charts to this file (as `storebench
+    /// report` would from the JSON).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Format of the summary on standard output: text, markdown (the main table) or json (the report).
     #[arg(long, value_enum, default_value = "text")]
     pub format: crate::export::manager::StdoutFormat,

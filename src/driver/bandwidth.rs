@@ -45,6 +45,7 @@ impl Command for Bandwidth {
     fn outputs(&self) -> Outputs {
         Outputs {
             json: self.args.json.clone(),
+            html: self.args.html.clone(),
             csv: self.args.csv.clone().map(|p| (p, CsvMode::Stream)),
             format: self.args.format,
             verbose: self.args.verbose,

@@ -37,7 +37,13 @@ impl Command for Dfsio {
     const NAME: &'static str = "dfsio";
 
     fn outputs(&self) -> Outputs {
-        Outputs { json: self.args.json.clone(), format: self.args.format, quiet: self.args.quiet, ..Default::default() }
+        Outputs {
+            json: self.args.json.clone(),
+            html: self.args.html.clone(),
+            format: self.args.format,
+            quiet: self.args.quiet,
+            ..Default::default()
+        }
     }
 
     /// Rank 0 waits for the others at least 5 minutes.

@@ -9,6 +9,7 @@ pub mod bandwidth;
 pub mod dfsio;
 pub mod ops;
 pub mod ranges;
+pub mod report;
 pub mod transfer;
 
 use crate::error::Error;

@@ -64,6 +64,7 @@ impl Command for Ops {
     fn outputs(&self) -> Outputs {
         Outputs {
             json: self.args.json.clone(),
+            html: self.args.html.clone(),
             csv: self.args.csv.clone().map(|p| (p, CsvMode::Summary)),
             format: self.args.format,
             verbose: false,

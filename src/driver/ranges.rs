@@ -34,7 +34,13 @@ impl Command for Ranges {
     const NAME: &'static str = "ranges";
 
     fn outputs(&self) -> Outputs {
-        Outputs { json: self.args.json.clone(), format: self.args.format, quiet: self.args.quiet, ..Default::default() }
+        Outputs {
+            json: self.args.json.clone(),
+            html: self.args.html.clone(),
+            format: self.args.format,
+            quiet: self.args.quiet,
+            ..Default::default()
+        }
     }
 
     fn distributed(&self) -> bool {

@@ -219,7 +219,13 @@ impl Command for Transfer {
     const NAME: &'static str = "transfer";
 
     fn outputs(&self) -> Outputs {
-        Outputs { json: self.args.json.clone(), format: self.args.format, quiet: self.args.quiet, ..Default::default() }
+        Outputs {
+            json: self.args.json.clone(),
+            html: self.args.html.clone(),
+            format: self.args.format,
+            quiet: self.args.quiet,
+            ..Default::default()
+        }
     }
 
     fn distributed(&self) -> bool {

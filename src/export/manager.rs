@@ -45,6 +45,8 @@ pub enum CsvMode {
 pub struct Outputs {
     /// `--json FILE`.
     pub json: Option<PathBuf>,
+    /// `--html FILE`.
+    pub html: Option<PathBuf>,
     /// `--csv FILE` and how it is written.
     pub csv: Option<(PathBuf, CsvMode)>,
     /// `--format`.
@@ -67,6 +69,7 @@ enum Csv {
 pub struct ExportManager {
     outputs: Outputs,
     json: Option<std::fs::File>,
+    html: Option<std::fs::File>,
     csv: Option<Csv>,
 }
 
@@ -74,7 +77,7 @@ impl ExportManager {
     /// Creates the output files (on the process that reports; others pass `leads = false`).
     pub fn create(outputs: Outputs, leads: bool) -> Result<ExportManager, String> {
         if !leads {
-            return Ok(ExportManager { outputs, json: None, csv: None });
+            return Ok(ExportManager { outputs, json: None, html: None, csv: None });
         }
         let csv = match &outputs.csv {
             Some((p, CsvMode::Stream)) => Some(Csv::Stream(CsvStream::create(p)?)),
@@ -82,7 +85,8 @@ impl ExportManager {
             None => None,
         };
         let json = outputs.json.as_deref().map(|p| super::open_output(p, "the JSON file", false)).transpose()?;
-        Ok(ExportManager { outputs, json, csv })
+        let html = outputs.html.as_deref().map(|p| super::open_output(p, "the HTML file", false)).transpose()?;
+        Ok(ExportManager { outputs, json, html, csv })
     }
 
     /// Where a streaming CSV takes its events, if one was asked for.
@@ -134,6 +138,11 @@ impl ExportManager {
             match f.write_all(json_text.as_bytes()) {
                 Ok(()) => json_saved = true,
                 Err(e) => errors.push(format!("writing the JSON file {} failed: {e}", p.display())),
+            }
+        }
+        if let (Some(mut f), Some(p)) = (self.html, &self.outputs.html) {
+            if let Err(e) = f.write_all(exporter(Format::Html, false, false).render(report).as_bytes()) {
+                errors.push(format!("writing the HTML file {} failed: {e}", p.display()));
             }
         }
         let o = &self.outputs;

@@ -4,6 +4,7 @@
 pub mod csv;
 pub mod dfsio;
 pub mod findings;
+pub mod html;
 pub mod json;
 pub mod manager;
 pub mod markdown;
@@ -33,6 +34,8 @@ pub enum Format {
     Csv,
     /// The RunReport as JSON.
     Json,
+    /// A self-contained HTML page with charts.
+    Html,
 }
 
 /// The exporter for a format. `verbose` adds per-block lines and counters to the text format.
@@ -41,6 +44,7 @@ pub fn exporter(format: Format, verbose: bool, quiet: bool) -> Box<dyn Exporter>
         Format::Text => Box::new(table::TextExporter { verbose, quiet }),
         Format::Csv => Box::new(csv::CsvExporter),
         Format::Json => Box::new(json::JsonExporter),
+        Format::Html => Box::new(html::HtmlExporter),
     }
 }
 
