@@ -62,6 +62,9 @@ commands! {
     "transfer" => Transfer(cli::transfer::TransferArgs) => driver::transfer::run;
     /// Turn JSON reports (`--json` of any command) into one self-contained HTML page with charts.
     "report" => Report(cli::report::ReportArgs) => driver::report::run;
+    /// Compare runs' key figures (JSON reports of one command and setting) and say which changes are
+    /// larger than the noise; --fail-if-slower PCT gates a CI job.
+    "compare" => Compare(cli::compare::CompareArgs) => driver::compare::run;
 }
 
 /// storebench: how fast, how steadily and at what CPU cost data moves to and from storage.

@@ -4,6 +4,7 @@
 //! them into clap's double-dash form before parsing, so both spellings work.
 
 pub mod bandwidth;
+pub mod compare;
 pub mod dfsio;
 pub mod ops;
 pub mod ranges;

@@ -6,6 +6,7 @@
 //! in `app::dispatch`.
 
 pub mod bandwidth;
+pub mod compare;
 pub mod dfsio;
 pub mod ops;
 pub mod ranges;

@@ -1,6 +1,7 @@
 //! Exporters: each turns a [`RunReport`] into one format, and reads nothing else. A new format is one
 //! new file plus one line in [`exporter`].
 
+pub mod compare;
 pub mod csv;
 pub mod dfsio;
 pub mod findings;

@@ -132,6 +132,12 @@ impl Histogram {
         Some(self.max)
     }
 
+    /// The middle value of bucket `i` (what a percentile in it reports).
+    pub fn bucket_mid(&self, i: usize) -> u64 {
+        let (low, width) = bucket_bounds(i);
+        low + (width - 1) / 2
+    }
+
     /// The non-empty buckets as a compact, serializable form.
     pub fn to_data(&self) -> HistogramData {
         let buckets = self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (i as u32, c)).collect();

@@ -2,6 +2,7 @@
 //! the [`report::RunReport`] built from them, and the findings read from it.
 
 pub mod aggregate;
+pub mod compare;
 pub mod cpu;
 pub mod dfsio;
 pub mod findings;
