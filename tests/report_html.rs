@@ -107,6 +107,16 @@ fn html_is_written_at_the_end_of_a_run_and_bad_inputs_are_one_line() {
     assert!(text.contains("data-chart=\"block-latency\"") && text.contains("<h3>Findings</h3>"));
     // A page of the run's own figures: the block count is in its parameters.
     assert!(text.contains("&quot;blocks&quot;: 4"), "parameters at the end");
+    // A mix draws each operation's per-second series.
+    let mix = tmp.path().join("mix.html");
+    sb().args(["ops", "--mix", "stat=1,exists=1", "--threads", "2", "--duration", "1s", "--repeats", "1", "--prepare"])
+        .arg(format!("memory://{}/", common::unique("mix")))
+        .args(["-q", "--html"])
+        .arg(&mix)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&mix).unwrap();
+    assert!(text.contains("repeat 1 stat") && text.contains("repeat 1 exists"), "per-operation series");
     let one_line = |args: &[&str], says: &str| {
         let out = sb().args(args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

@@ -352,6 +352,12 @@ pub struct SecondSample {
     pub ops: u64,
     /// Their bytes.
     pub bytes: u64,
+    /// Operations that failed in it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub errors: u64,
+    /// With a mix of operations: the successful ones of each, by name (absent for one operation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_op: Vec<(String, u64)>,
 }
 
 /// A figure's statistics across repeats (Google Benchmark's aggregates, as the Doris seed prints).

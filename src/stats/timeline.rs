@@ -19,8 +19,16 @@ pub fn add_seconds(into: &mut Vec<SecondSample>, from: &[SecondSample]) {
         while into.len() as u64 <= x.second {
             into.push(SecondSample { second: into.len() as u64, ..Default::default() });
         }
-        into[x.second as usize].ops += x.ops;
-        into[x.second as usize].bytes += x.bytes;
+        let s = &mut into[x.second as usize];
+        s.ops += x.ops;
+        s.bytes += x.bytes;
+        s.errors += x.errors;
+        for (op, n) in &x.by_op {
+            match s.by_op.iter_mut().find(|(o, _)| o == op) {
+                Some(c) => c.1 += n,
+                None => s.by_op.push((op.clone(), *n)),
+            }
+        }
     }
 }
 
@@ -62,7 +70,10 @@ impl Timeline {
         }
         self.buckets[k].0 += 1;
         self.buckets[k].1 += bytes;
-        add_seconds(&mut self.seconds, &[SecondSample { second: end_ns / 1_000_000_000, ops: 1, bytes }]);
+        add_seconds(
+            &mut self.seconds,
+            &[SecondSample { second: end_ns / 1_000_000_000, ops: 1, bytes, ..Default::default() }],
+        );
         self.ops += 1;
         self.bytes += bytes;
         self.last_end_ns = self.last_end_ns.max(end_ns);
@@ -98,6 +109,24 @@ impl Timeline {
         (ops, bytes)
     }
 
+    /// One successful operation of a mix, named `op` (counted in its second's `by_op` as well).
+    /// Allocates only for an operation's first end in a second.
+    pub fn record_op(&mut self, end_ns: u64, bytes: u64, op: &str) {
+        self.record(end_ns, bytes);
+        let s = &mut self.seconds[(end_ns / 1_000_000_000) as usize];
+        match s.by_op.iter_mut().find(|(o, _)| o == op) {
+            Some(c) => c.1 += 1,
+            None => s.by_op.push((op.to_string(), 1)),
+        }
+    }
+
+    /// One failed operation that ended at `end_ns` (counted per second only).
+    pub fn record_error(&mut self, end_ns: u64) {
+        let second = end_ns / 1_000_000_000;
+        add_seconds(&mut self.seconds, &[SecondSample { second, ..Default::default() }]);
+        self.seconds[second as usize].errors += 1;
+    }
+
     /// Operations and bytes that ended in each second since the epoch.
     pub fn per_second(&self) -> &[SecondSample] {
         &self.seconds
@@ -107,6 +136,28 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn per_second_counts_each_operation_of_a_mix_and_the_failures() {
+        let mut t = Timeline::new();
+        let s = 1_000_000_000;
+        t.record_op(s / 2, 10, "stat");
+        t.record_op(s / 2 + 1, 20, "open_read");
+        t.record_op(s + 5, 30, "stat");
+        t.record_error(s + 6);
+        t.record_error(3 * s);
+        let p = t.per_second();
+        assert_eq!(p.len(), 4);
+        assert_eq!((p[0].ops, p[0].bytes, p[0].errors), (2, 30, 0));
+        assert_eq!(p[0].by_op, [("stat".to_string(), 1), ("open_read".to_string(), 1)]);
+        assert_eq!((p[1].ops, p[1].errors, p[1].by_op.clone()), (1, 1, vec![("stat".to_string(), 1)]));
+        assert_eq!((p[2].ops, p[3].ops, p[3].errors), (0, 0, 1));
+        // Merged with another thread's seconds: counts add up, names are matched.
+        let mut into = p.to_vec();
+        add_seconds(&mut into, &p[..2]);
+        assert_eq!(into[0].by_op, [("stat".to_string(), 2), ("open_read".to_string(), 2)]);
+        assert_eq!((into[1].errors, t.ops), (2, 3));
+    }
 
     const MS: u64 = 1_000_000;
 

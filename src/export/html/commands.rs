@@ -213,46 +213,67 @@ fn ops(r: &RunReport) -> String {
         &series,
         "Each repeat's whole-run figure, with the mean and one sample standard deviation either side.",
     ));
-    let series: Vec<Series> = run
+    // One line per repeat; with a mix, one per operation and repeat (operations per second: a mix's
+    // bytes are not split by operation).
+    let mut names: Vec<&str> = run
         .repeats
         .iter()
-        .map(|p| {
-            let pts = p
-                .per_second
-                .iter()
-                .map(|s| (s.second as f64 + 0.5, if bytes { s.bytes as f64 / MIB } else { s.ops as f64 }))
-                .collect();
-            Series::line(&format!("repeat {}", p.repeat), pts)
-        })
+        .flat_map(|p| p.per_second.iter().flat_map(|s| s.by_op.iter().map(|o| o.0.as_str())))
         .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut series: Vec<Series> = Vec::new();
+    for p in &run.repeats {
+        if names.is_empty() {
+            let value =
+                |s: &crate::stats::report::SecondSample| if bytes { s.bytes as f64 / MIB } else { s.ops as f64 };
+            let pts = p.per_second.iter().map(|s| (s.second as f64 + 0.5, value(s))).collect();
+            series.push(Series::line(&format!("repeat {}", p.repeat), pts));
+        }
+        for op in &names {
+            let count = |s: &crate::stats::report::SecondSample| s.by_op.iter().find(|o| o.0 == *op).map_or(0, |o| o.1);
+            let pts = p.per_second.iter().map(|s| (s.second as f64 + 0.5, count(s) as f64)).collect();
+            series.push(Series::line(&format!("repeat {} {op}", p.repeat), pts));
+        }
+    }
+    let y = if names.is_empty() { unit } else { "ops/s" };
     let xy = Xy {
         id: "per-second",
         title: "Per-second throughput",
         x: "second of the repeat",
-        y: unit,
+        y,
         log_y: false,
         nines_x: false,
     };
     out.push_str(&chart::xy(
         &xy,
         &series,
-        "Operations (or their bytes) that ended in each second, all threads and ranks.",
+        "Successful operations (or their bytes) that ended in each second, all threads and ranks; with a mix, each \
+         operation's count.",
     ));
     out.push_str(&percentiles(r, "latency-percentiles", "Latency distribution per operation", &[]));
-    let failures: Vec<(f64, f64)> = run.repeats.iter().map(|p| (p.repeat as f64, p.summary.errors as f64)).collect();
+    let failures: Vec<Series> = run
+        .repeats
+        .iter()
+        .map(|p| {
+            let pts = p.per_second.iter().map(|s| (s.second as f64 + 0.5, s.errors as f64)).collect();
+            Series::line(&format!("repeat {}", p.repeat), pts)
+        })
+        .collect();
+    let total: u64 = run.repeats.iter().map(|p| p.summary.errors).sum();
     let xy = Xy {
         id: "failures",
-        title: "Failed operations per repeat",
-        x: "repeat",
-        y: "failed operations",
+        title: "Failed operations over time",
+        x: "second of the repeat",
+        y: "failed operations per second",
         log_y: false,
         nines_x: false,
     };
     let first = run.first_errors.first().map(|e| format!(" The first: {e}")).unwrap_or_default();
     out.push_str(&chart::xy(
         &xy,
-        &[Series::line("failures", failures)],
-        &format!("Counted per repeat; the run goes on unless --fail-fast.{first}"),
+        &failures,
+        &format!("{total} failed in all; the run goes on unless --fail-fast.{first}"),
     ));
     out
 }

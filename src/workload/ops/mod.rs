@@ -439,11 +439,16 @@ pub fn run_thread(
         });
         match err {
             None => {
-                out.done.record(ctx.ns(t1), bytes);
+                if plan.mix.len() > 1 {
+                    out.done.record_op(ctx.ns(t1), bytes, op.name());
+                } else {
+                    out.done.record(ctx.ns(t1), bytes);
+                }
                 ctx.bytes_done.fetch_add(bytes, Ordering::Relaxed);
             }
             Some(e) => {
                 out.failed += 1;
+                out.done.record_error(ctx.ns(t1));
                 if out.errors.len() < FIRST_ERRORS {
                     out.errors.push(format!("{}: {e}", op.name()));
                 }
