@@ -129,6 +129,11 @@ fn html_is_written_at_the_end_of_a_run_and_bad_inputs_are_one_line() {
     std::fs::write(&missing, "{\"not\": 1}").unwrap();
     one_line(&["report", m, "-o", o], "not a storebench report");
     one_line(&["report", "/dev/zero", "-o", o], "is not a regular file");
+    let fifo = tmp.path().join("fifo.json");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    one_line(&["report", fifo.to_str().unwrap(), "-o", o], "is not a regular file");
     one_line(&["report", "-o", o], "RUN.json");
     assert!(!out.exists(), "nothing written for a refused report");
 }

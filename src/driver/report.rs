@@ -13,7 +13,13 @@ const MAX_REPORT_BYTES: u64 = 512 << 20;
 /// Reads one JSON report, bounded in size; the error names the file.
 pub fn read_report(path: &Path) -> Result<RunReport, String> {
     let shown = path.display();
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read the report {shown}: {e}"))?;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking open: a FIFO named as a report must not hang the command until a writer appears.
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| format!("cannot read the report {shown}: {e}"))?;
     let meta = f.metadata().map_err(|e| format!("cannot stat the report {shown}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("the report {shown} is not a regular file: give a JSON file a run wrote with --json"));
