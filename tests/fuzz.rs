@@ -180,6 +180,7 @@ const BANDWIDTH: &[&str] = &[
     "--data",
     "--drop-cache",
     "--reorder",
+    "--html",
 ];
 const OPS: &[&str] = &[
     "--op",
@@ -205,6 +206,7 @@ const OPS: &[&str] = &[
     "--data",
     "--drop-cache",
     "--reorder",
+    "--html",
 ];
 const RANGES: &[&str] = &[
     "--range",
@@ -223,6 +225,7 @@ const RANGES: &[&str] = &[
     "--data",
     "--drop-cache",
     "--reorder",
+    "--html",
 ];
 const DFSIO: &[&str] = &[
     "-write",
@@ -244,14 +247,26 @@ const DFSIO: &[&str] = &[
     "--data",
     "--drop-cache",
     "--reorder",
+    "--html",
 ];
-const TRANSFER: &[&str] =
-    &["--size", "--method", "--buffer", "--runs", "--to-file", "--drop-cache", "--verify", "--json", "-q", "--timeout"];
+const TRANSFER: &[&str] = &[
+    "--size",
+    "--method",
+    "--buffer",
+    "--runs",
+    "--to-file",
+    "--drop-cache",
+    "--verify",
+    "--json",
+    "--html",
+    "-q",
+    "--timeout",
+];
 
 /// Values an option may take, hostile ones included. `sand` is the case's own directory.
 fn value(r: &mut Rng, opt: &str, sand: &Path) -> String {
     // Report files the user names are theirs to replace: never the planted user files here.
-    let output = matches!(opt, "--json" | "--csv" | "-resFile" | "--to-file");
+    let output = matches!(opt, "--json" | "--csv" | "--html" | "-resFile" | "--to-file");
     let path = |r: &mut Rng| -> String {
         let name = if output {
             r.pick(&["new", "link", "dirlink", "fifo", "dev", "sub/", "", "missing/x"])
@@ -307,8 +322,8 @@ fn value(r: &mut Rng, opt: &str, sand: &Path) -> String {
             ])
             .into(),
         "-D" => r.pick(&["fs.s3a.connection.timeout=1s", "k=v", "=x", "novalue", "dfs.replication=2"]).into(),
-        "--json" | "--csv" | "-resFile" | "--to-file" | "--file-path" | "--xmlfile" | "--conf" | "--ranges"
-        | "-rootDir" => {
+        "--json" | "--csv" | "--html" | "-resFile" | "--to-file" | "--file-path" | "--xmlfile" | "--conf"
+        | "--ranges" | "-rootDir" => {
             if r.chance(15) {
                 r.pick(&["/dev/zero", "/dev/null", "/proc/self/status"]).into()
             } else {
