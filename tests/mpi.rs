@@ -424,3 +424,44 @@ fn reorder_moves_every_read_to_another_ranks_data() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("--reorder 4 on 4 ranks makes every rank read its own"), "{err}");
 }
+
+/// `--sweep` under mpirun: every rank runs the same grid, point by point; each point's report is a
+/// 4-rank report.
+#[test]
+fn a_sweep_runs_each_point_on_every_rank() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("sweep.json");
+    let dir = tmp.path().join("d");
+    std::fs::create_dir(&dir).unwrap();
+    let out = mpirun(
+        "4",
+        &[
+            "ops",
+            "--op",
+            "create_write",
+            "--iterations",
+            "4",
+            "--file-size",
+            "64k",
+            "--repeats",
+            "1",
+            "--prepare",
+            "-q",
+        ]
+        .into_iter()
+        .chain(["--sweep", "threads=1..2", dir.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .collect::<Vec<_>>(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.matches("Sweep of ops over threads: 2 point(s) run").count(), 1, "only rank 0 prints: {stdout}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let reports = v["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 2);
+    for (r, threads) in reports.iter().zip([1, 2]) {
+        assert_eq!((r["params"]["ranks"].as_u64(), r["params"]["threads"].as_u64()), (Some(4), Some(threads)));
+        // 4 ranks x threads x 4 iterations.
+        assert_eq!(r["ops_run"]["repeats"][0]["summary"]["ops"].as_u64(), Some(16 * threads));
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}

@@ -29,7 +29,7 @@ pub const SINGLE_DASH: &[(&str, &str)] = &[
 ];
 
 /// `storebench bandwidth [options] SIZE [URL]`
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 #[command(after_help = "Sizes take binary suffixes: 1k = 1024 bytes, 1m = 1 MiB, 1g = 1 GiB (Hadoop's meaning). \
 cloudstore's single-dash options work too: -block 8 (MiB), -csv FILE, -keep, -verbose ...")]
 pub struct BandwidthArgs {
@@ -136,6 +136,29 @@ pub struct BandwidthArgs {
     /// What the run controls about what it measures: --data, --drop-cache.
     #[command(flatten)]
     pub controls: crate::cli::ControlArgs,
+
+    /// `--sweep`, `--max-time`, `--yes`.
+    #[command(flatten)]
+    pub sweep: crate::cli::SweepArgs,
+}
+
+impl BandwidthArgs {
+    /// The keys `--sweep` may vary.
+    pub const SWEEPS: &'static [&'static str] = &["block", "file-size", "prefetch", "multipart.size", "active.blocks"];
+
+    /// Sets one swept setting (file-size is SIZE).
+    pub fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
+        match key {
+            "block" => self.block = Some(super::size(key, v)?),
+            "file-size" => self.size = super::size(key, v)?,
+            "prefetch" => self.prefetch = super::count(key, v)?,
+            k => match super::store_key(k) {
+                Some(name) => self.define.push(format!("{name}={v}")),
+                None => return Err(format!("--sweep {k}: bandwidth sweeps {}", Self::SWEEPS.join(", "))),
+            },
+        }
+        Ok(())
+    }
 }
 
 impl super::CommandArgs for BandwidthArgs {

@@ -24,7 +24,7 @@ pub const SINGLE_DASH: &[(&str, &str)] = &[
 ];
 
 /// `storebench dfsio` arguments.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 #[command(
     group(ArgGroup::new("mode").required(true).args(["write", "read", "append", "clean"])),
     group(ArgGroup::new("order").args(["random", "backward", "skip"])),
@@ -59,6 +59,10 @@ pub struct DfsioArgs {
     /// What the run controls about what it measures: --data, --drop-cache.
     #[command(flatten)]
     pub controls: crate::cli::ControlArgs,
+
+    /// `--sweep`, `--max-time`, `--yes`.
+    #[command(flatten)]
+    pub sweep: crate::cli::SweepArgs,
     /// Local file the results are appended to (TestDFSIO's -resFile).
     #[arg(long, default_value = "TestDFSIO_results.log", value_name = "FILE")]
     pub res_file: PathBuf,
@@ -102,6 +106,27 @@ pub struct DfsioArgs {
     /// Store configuration.
     #[command(flatten)]
     pub config: crate::cli::store::StoreArgs,
+}
+
+impl DfsioArgs {
+    /// The keys `--sweep` may vary.
+    pub const SWEEPS: &'static [&'static str] =
+        &["threads", "file-size", "buffer-size", "nrFiles", "multipart.size", "active.blocks"];
+
+    /// Sets one swept setting (file-size is -fileSize, in bytes; buffer-size -bufferSize).
+    pub fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
+        match key {
+            "threads" => self.threads = Some(super::count(key, v)?),
+            "file-size" => self.file_size = format!("{}B", super::size(key, v)?),
+            "buffer-size" => self.buffer_size = super::size(key, v)?,
+            "nrFiles" => self.nr_files = super::count(key, v)?,
+            k => match super::store_key(k) {
+                Some(name) => self.config.define.push(format!("{name}={v}")),
+                None => return Err(format!("--sweep {k}: dfsio sweeps {}", Self::SWEEPS.join(", "))),
+            },
+        }
+        Ok(())
+    }
 }
 
 impl super::CommandArgs for DfsioArgs {

@@ -16,7 +16,7 @@ use std::ffi::OsString;
 
 /// What a run controls about what it measures, on every command that writes or reads test files
 /// (bandwidth, ops, dfsio, ranges): the data written and the page cache before each read.
-#[derive(Debug, Default, clap::Args)]
+#[derive(Clone, Debug, Default, clap::Args)]
 pub struct ControlArgs {
     /// What the written data is made of: random (default: incompressible), zeros, compressible:PCT,
     /// dedupe:PCT, and seed:N for reproducible content; e.g. compressible:50,seed:7.
@@ -38,6 +38,41 @@ pub struct ControlArgs {
 }
 
 use std::path::Path;
+
+/// `--sweep` and its limits (bandwidth, ops, dfsio).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct SweepArgs {
+    /// Run over a grid of settings: KEY=V1,V2,... or KEY=LOW..HIGH (every power of two), repeatable;
+    /// the grid is the product (e.g. --sweep threads=1..64 --sweep file-size=64k,1m,16m).
+    #[arg(long, value_name = "KEY=VALUES", value_parser = crate::run::sweep::parse_axis)]
+    pub sweep: Vec<crate::run::sweep::Axis>,
+    /// Stop a sweep after the current point once this much time has passed (e.g. 30m); the points
+    /// not run are listed.
+    #[arg(long, value_name = "DURATION", value_parser = crate::units::parse_duration, requires = "sweep")]
+    pub max_time: Option<std::time::Duration>,
+    /// Run a grid of more than 1,000 points.
+    #[arg(long, requires = "sweep")]
+    pub yes: bool,
+}
+
+/// The size a sweep value names.
+fn size(key: &str, v: &str) -> Result<u64, String> {
+    crate::units::parse_size(v).map_err(|e| format!("--sweep {key}={v}: {e}"))
+}
+
+/// The number a sweep value names.
+fn count<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, String> {
+    v.parse().map_err(|_| format!("--sweep {key}={v}: not a whole number"))
+}
+
+/// A store key a sweep sets (`multipart.size`, `active.blocks`), as -D would.
+fn store_key(key: &str) -> Option<&'static str> {
+    match key {
+        "multipart.size" => Some("fs.s3a.multipart.size"),
+        "active.blocks" => Some("fs.s3a.fast.upload.active.blocks"),
+        _ => None,
+    }
+}
 
 /// What `app` needs of every command's arguments before the command runs: where its JSON report
 /// goes and what it targets (for the report of a run that fails early). Each arguments file

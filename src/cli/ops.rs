@@ -7,7 +7,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 /// `storebench ops --op OP [options] [URL]`
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 #[command(after_help = "Sizes take binary suffixes: 1k = 1024 bytes, 1m = 1 MiB. Durations: 30s, 2m, 1h. \
 The Doris seed's spellings work too: --operation, --file_size, --buffer_size, --conf with base_dir, file_path.")]
 pub struct OpsArgs {
@@ -79,6 +79,10 @@ pub struct OpsArgs {
     #[command(flatten)]
     pub controls: crate::cli::ControlArgs,
 
+    /// `--sweep`, `--max-time`, `--yes`.
+    #[command(flatten)]
+    pub sweep: crate::cli::SweepArgs,
+
     /// The base directory or prefix (conf: base_dir). Default: a fresh directory under the system's
     /// temporary directory.
     #[arg(value_name = "URL")]
@@ -116,6 +120,27 @@ pub struct OpsArgs {
     /// Accepted for the Doris tool's command lines (hdfs, s3); the URL's scheme decides the store.
     #[arg(long = "fs_type", hide = true)]
     pub fs_type: Option<String>,
+}
+
+impl OpsArgs {
+    /// The keys `--sweep` may vary.
+    pub const SWEEPS: &'static [&'static str] =
+        &["threads", "file-size", "buffer-size", "prefetch", "multipart.size", "active.blocks"];
+
+    /// Sets one swept setting.
+    pub fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
+        match key {
+            "threads" => self.threads = super::count(key, v)?,
+            "file-size" => self.file_size = Some(super::size(key, v)?),
+            "buffer-size" => self.buffer_size = Some(super::size(key, v)?),
+            "prefetch" => self.prefetch = super::count(key, v)?,
+            k => match super::store_key(k) {
+                Some(name) => self.config.define.push(format!("{name}={v}")),
+                None => return Err(format!("--sweep {k}: ops sweeps {}", Self::SWEEPS.join(", "))),
+            },
+        }
+        Ok(())
+    }
 }
 
 impl super::CommandArgs for OpsArgs {

@@ -6,7 +6,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 /// `storebench ranges URL [options]`
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 #[command(after_help = "Ranges: START-END with an inclusive end (HTTP Range, setRange(start, end)) or START,LENGTH. \
 --generate 6:64k,6:2m makes 6 ranges of 64 KiB and 6 of 2 MiB, seeded, each pair starting at one offset.")]
 pub struct RangesArgs {

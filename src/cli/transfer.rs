@@ -6,7 +6,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 /// `storebench transfer` arguments.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 #[command(after_help = "Sender CPU is the sending thread's own (getrusage RUSAGE_THREAD); the receiver's is \
 reported apart. On loopback the receiver's copy and the kernel's network work share the same cores: see \
 docs/metrics.md.")]

@@ -100,6 +100,22 @@ impl Command for Bandwidth {
         Ok(Some(RankPart::new(&mine, &rank.host, &rec, out)))
     }
 
+    fn sweep_args(&self) -> Option<&crate::cli::SweepArgs> {
+        Some(&self.args.sweep)
+    }
+
+    fn sweep_keys(&self) -> &'static [&'static str] {
+        BandwidthArgs::SWEEPS
+    }
+
+    fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
+        let mut args = self.args.clone();
+        for (k, v) in point {
+            args.set(k, v)?;
+        }
+        Ok(Bandwidth::new(args))
+    }
+
     fn conclude(&mut self, rank: &Rank, parts: Vec<Self::Part>) -> Result<Concluded, Error> {
         let local = self.local.take();
         let (plan, target) = self.planned();

@@ -113,6 +113,22 @@ impl Command for Dfsio {
         })
     }
 
+    fn sweep_args(&self) -> Option<&crate::cli::SweepArgs> {
+        Some(&self.args.sweep)
+    }
+
+    fn sweep_keys(&self) -> &'static [&'static str] {
+        DfsioArgs::SWEEPS
+    }
+
+    fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
+        let mut args = self.args.clone();
+        for (k, v) in point {
+            args.set(k, v)?;
+        }
+        Ok(Dfsio::new(args))
+    }
+
     fn conclude(&mut self, rank: &Rank, parts: Vec<RankResult>) -> Result<Concluded, Error> {
         let (plan, target) = self.planned.as_ref().expect("planned");
         let out = dfsio::merge(parts);

@@ -11,6 +11,7 @@ pub mod dfsio;
 pub mod ops;
 pub mod ranges;
 pub mod report;
+pub mod sweep;
 pub mod transfer;
 
 use crate::error::Error;
@@ -101,6 +102,21 @@ pub trait Command {
     fn run(&mut self, rank: &Rank) -> Result<Self::Part, Error>;
     /// On rank 0, after every rank's part arrived (in rank order): clean up and build the report.
     fn conclude(&mut self, rank: &Rank, parts: Vec<Self::Part>) -> Result<Concluded, Error>;
+    /// `--sweep` and its limits, for commands that sweep.
+    fn sweep_args(&self) -> Option<&crate::cli::SweepArgs> {
+        None
+    }
+    /// The keys `--sweep` may vary.
+    fn sweep_keys(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The command for one grid point: these arguments with the point's settings.
+    fn at_point(&self, _point: &[(String, String)]) -> Result<Self, String>
+    where
+        Self: Sized,
+    {
+        Err(format!("{} does not sweep", Self::NAME))
+    }
 }
 
 /// Runs a command from its arguments to its exit result.
@@ -112,15 +128,10 @@ pub fn drive<C: Command>(mut cmd: C) -> Result<(), Error> {
     dist.agree(&argv, WAIT).map_err(Error::Usage)?;
     let ranks = dist.size();
     let seed = dist.share(|| Ok(crate::plan::clock_seed()), WAIT).map_err(Error::Run)?;
-    let planned = if ranks > 1 && !cmd.distributed() {
-        Err(format!("{} runs in one process; start it without mpirun ({ranks} ranks here)", C::NAME))
-    } else {
-        cmd.plan(Launch { ranks, seed })
-    };
-    let warnings = match dist.verdict(planned.as_ref().map(|_| ()).map_err(Clone::clone), WAIT) {
-        Ok(()) => planned.map_err(Error::from_plan)?,
-        Err(e) => return Err(Error::from_plan(e)),
-    };
+    if cmd.sweep_args().is_some_and(|s| !s.sweep.is_empty()) {
+        return sweep::run(cmd, dist, began, Launch { ranks, seed });
+    }
+    let warnings = plan(&mut cmd, &dist, Launch { ranks, seed })?;
     let leads = dist.leads();
     if leads {
         for w in &warnings {
@@ -148,29 +159,48 @@ pub fn drive<C: Command>(mut cmd: C) -> Result<(), Error> {
         exports.abandon();
         return Err(e);
     }
-    rank.started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-    let part = cmd.run(&rank);
-    rank.csv = None;
-    let part = part?;
-    let parts = if ranks == 1 {
-        vec![part]
-    } else {
-        let bytes =
-            serde_json::to_vec(&part).map_err(|e| Error::Run(format!("cannot encode this rank's result: {e}")))?;
-        let wait = cmd.gather_wait().max(began.elapsed() * 4);
-        let Some(all) = gather_or_abort(&rank.dist, bytes, wait) else {
-            // Not rank 0: rank 0 has this rank's result (or failure), reports and sets the exit code.
-            // Exiting 0 here keeps mpirun from aborting rank 0 before it has reported.
-            return Ok(());
-        };
-        decode_parts(&all)?
-    };
-    let mut c = cmd.conclude(&rank, parts)?;
-    c.report.findings = crate::stats::findings::of(&c.report);
+    // Not rank 0: rank 0 has this rank's result (or failure), reports and sets the exit code.
+    // Exiting 0 here keeps mpirun from aborting rank 0 before it has reported.
+    let Some(c) = execute(&mut cmd, &mut rank)? else { return Ok(()) };
     let (text, mut file_errors) = exports.finish(&c.report);
     file_errors.splice(0..0, c.file_errors);
     print_stdout(&text);
     finish(c.failure, &c.cleanup_errors, file_errors)
+}
+
+/// Plans the command on every rank (rank 0's verdict wins); returns the target's warnings.
+pub fn plan<C: Command>(cmd: &mut C, dist: &Dist, launch: Launch) -> Result<Vec<String>, Error> {
+    let ranks = launch.ranks;
+    let planned = if ranks > 1 && !cmd.distributed() {
+        Err(format!("{} runs in one process; start it without mpirun ({ranks} ranks here)", C::NAME))
+    } else {
+        cmd.plan(launch)
+    };
+    match dist.verdict(planned.as_ref().map(|_| ()).map_err(Clone::clone), WAIT) {
+        Ok(()) => planned.map_err(Error::from_plan),
+        Err(e) => Err(Error::from_plan(e)),
+    }
+}
+
+/// Runs a prepared command on this rank, gathers every rank's part on rank 0 and concludes there,
+/// findings included; `None` on the other ranks.
+pub fn execute<C: Command>(cmd: &mut C, rank: &mut Rank) -> Result<Option<Concluded>, Error> {
+    rank.started_at = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    let part = cmd.run(rank);
+    rank.csv = None;
+    let part = part?;
+    let parts = if rank.dist.size() == 1 {
+        vec![part]
+    } else {
+        let bytes =
+            serde_json::to_vec(&part).map_err(|e| Error::Run(format!("cannot encode this rank's result: {e}")))?;
+        let wait = cmd.gather_wait().max(rank.began.elapsed() * 4);
+        let Some(all) = gather_or_abort(&rank.dist, bytes, wait) else { return Ok(None) };
+        decode_parts(&all)?
+    };
+    let mut c = cmd.conclude(rank, parts)?;
+    c.report.findings = crate::stats::findings::of(&c.report);
+    Ok(Some(c))
 }
 
 /// Writes to standard output; a closed pipe (`storebench ... | head`) is not an error.

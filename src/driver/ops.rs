@@ -180,6 +180,22 @@ impl Command for Ops {
         Ok(())
     }
 
+    fn sweep_args(&self) -> Option<&crate::cli::SweepArgs> {
+        Some(&self.args.sweep)
+    }
+
+    fn sweep_keys(&self) -> &'static [&'static str] {
+        OpsArgs::SWEEPS
+    }
+
+    fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
+        let mut args = self.args.clone();
+        for (k, v) in point {
+            args.set(k, v)?;
+        }
+        Ok(Ops::new(args))
+    }
+
     fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {
         let (plan, target, _) = self.planned.as_ref().expect("planned");
         let all_plan = self.all_plan.as_ref().expect("planned");

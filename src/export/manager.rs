@@ -14,6 +14,12 @@ use std::sync::mpsc::Sender;
 /// Set once a run has written its `--json` report (else the caller writes a failure report there).
 static REPORT_WRITTEN: AtomicBool = AtomicBool::new(false);
 
+/// Records that this process wrote its `--json` file itself (a sweep's), so a failed run's exit
+/// does not replace it with a failure report.
+pub fn mark_report_written() {
+    REPORT_WRITTEN.store(true, Ordering::SeqCst);
+}
+
 /// Whether a `--json` report was written by this process.
 pub fn report_written() -> bool {
     REPORT_WRITTEN.load(Ordering::SeqCst)

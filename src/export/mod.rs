@@ -11,6 +11,7 @@ pub mod manager;
 pub mod markdown;
 pub mod ops;
 pub mod ranges;
+pub mod sweep;
 pub mod table;
 pub mod transfer;
 

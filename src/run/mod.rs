@@ -5,6 +5,7 @@ pub mod dist;
 pub mod probe;
 pub mod progress;
 pub mod signal;
+pub mod sweep;
 
 use crate::stats::sample::Recorder;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

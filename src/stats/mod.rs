@@ -12,6 +12,7 @@ pub mod params;
 pub mod probes;
 pub mod report;
 pub mod sample;
+pub mod sweep;
 pub mod timeline;
 pub mod transfer;
 

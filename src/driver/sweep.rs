@@ -1,0 +1,138 @@
+//! `--sweep`: the command run once per grid point, each point as it would run alone (planned,
+//! prepared, run, concluded and cleaned up), on every MPI rank together; then the table of points,
+//! the verdict, and one JSON file (and HTML page) with every point's report. Rank 0 decides before
+//! each point whether to go on (`--max-time`, Ctrl-C), so the ranks stay in step; what was measured
+//! is always reported, and the points not run are named.
+
+use super::{execute, plan, Command, Launch, Rank};
+use crate::error::Error;
+use crate::run::dist::{Dist, WAIT};
+use crate::stats::report::RunReport;
+use crate::stats::sweep::{figures, verdict};
+use crate::workload::Failure;
+use std::io::Write;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+fn describe(point: &[(String, String)]) -> String {
+    point.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Runs the sweep `cmd` asks for.
+pub fn run<C: Command>(cmd: C, dist: Dist, began: Instant, launch: Launch) -> Result<(), Error> {
+    let s = cmd.sweep_args().cloned().unwrap_or_default();
+    let outputs = cmd.outputs();
+    if outputs.csv.is_some() {
+        return Err(Error::Usage("--csv logs one run; a sweep writes every point's full report with --json".into()));
+    }
+    let points = crate::run::sweep::grid(&s.sweep, C::NAME, cmd.sweep_keys(), s.yes).map_err(Error::Usage)?;
+    let leads = dist.leads();
+    // The sweep's files are made before the first point, so a bad path fails before anything runs.
+    let open = |p: &Option<std::path::PathBuf>, what: &str| {
+        p.as_deref().filter(|_| leads).map(|p| crate::export::open_output(p, what, false)).transpose()
+    };
+    let json = open(&outputs.json, "the JSON file").map_err(Error::Usage)?;
+    let html = open(&outputs.html, "the HTML file").map_err(Error::Usage)?;
+    let mut rank = Rank {
+        dist,
+        began,
+        host: crate::run::host_name(),
+        started_at: String::new(),
+        stop: crate::run::signal::stop_flag(),
+        quiet: true,
+        csv: None,
+    };
+    if leads {
+        crate::run::probe::measure_memory();
+    }
+    let n = points.len();
+    let t0 = Instant::now();
+    let mut done: Vec<(Vec<(String, String)>, RunReport)> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    let mut failed = Vec::new();
+    let mut interrupted = false;
+    for (i, point) in points.iter().enumerate() {
+        // Rank 0 decides whether every rank goes on: not after Ctrl-C, not past --max-time.
+        let go = !rank.stop.load(Ordering::SeqCst) && s.max_time.map_or(true, |m| t0.elapsed() < m);
+        let go = rank.dist.announce(Ok(vec![u8::from(go)]), WAIT).map_err(Error::Run)?;
+        if go.first() != Some(&1) {
+            skipped = points[i..].iter().map(|p| describe(p)).collect();
+            break;
+        }
+        let what = describe(point);
+        let mut pc = cmd.at_point(point).map_err(Error::Usage)?;
+        let warnings = plan(&mut pc, &rank.dist, launch).map_err(|e| match e {
+            Error::Usage(m) => Error::Usage(format!("sweep point {what}: {m}")),
+            other => other,
+        })?;
+        if leads {
+            if i == 0 {
+                warnings.iter().for_each(|w| eprintln!("storebench: {w}"));
+            }
+            let eta = if i > 0 {
+                let left = t0.elapsed().mul_f64((n - i) as f64 / i as f64);
+                format!(", about {} left", humantime::format_duration(std::time::Duration::from_secs(left.as_secs())))
+            } else {
+                String::new()
+            };
+            eprintln!("storebench: sweep point {}/{n}: {what}{eta}", i + 1);
+        }
+        pc.prepare(&rank)?;
+        let Some(c) = execute(&mut pc, &mut rank)? else { continue };
+        for e in c.cleanup_errors.iter().chain(&c.file_errors) {
+            eprintln!("storebench: warning: {what}: {e}");
+        }
+        match &c.failure {
+            Some(Failure::Interrupted) => interrupted = true,
+            Some(Failure::Failed(m)) => failed.push(format!("{what}: {m}")),
+            None => {}
+        }
+        done.push((point.clone(), c.report));
+    }
+    if !leads {
+        return Ok(());
+    }
+    let figs: Vec<_> = done.iter().map(|(p, r)| figures(p.clone(), r)).collect();
+    let keys: Vec<String> = s.sweep.iter().map(|a| a.key.clone()).collect();
+    let found = verdict(&keys, &figs);
+    let sweep = crate::export::sweep::Sweep {
+        command: C::NAME,
+        axes: &s.sweep,
+        points: &figs,
+        verdict: &found,
+        skipped: &skipped,
+    };
+    super::print_stdout(&crate::export::sweep::text(&sweep));
+    let mut errors = Vec::new();
+    if let (Some(mut f), Some(p)) = (json, &outputs.json) {
+        let reports: Vec<&RunReport> = done.iter().map(|(_, r)| r).collect();
+        crate::export::manager::mark_report_written();
+        if let Err(e) = f.write_all(crate::export::sweep::json(&sweep, &reports).as_bytes()) {
+            errors.push(format!("writing the JSON file {} failed: {e}", p.display()));
+        }
+    }
+    if let (Some(mut f), Some(p)) = (html, &outputs.html) {
+        let reports: Vec<(String, RunReport)> = done.into_iter().map(|(p, r)| (describe(&p), r)).collect();
+        if let Err(e) = f.write_all(crate::export::sweep::html(&sweep, &reports).as_bytes()) {
+            errors.push(format!("writing the HTML file {} failed: {e}", p.display()));
+        }
+    }
+    for e in &errors {
+        eprintln!("storebench: warning: {e}");
+    }
+    if interrupted {
+        return Err(Error::Interrupted);
+    }
+    if !failed.is_empty() {
+        return Err(Error::Run(format!(
+            "{} of {} sweep point(s) failed; the first: {}",
+            failed.len(),
+            figs.len(),
+            failed[0]
+        )));
+    }
+    match errors.first() {
+        Some(e) => Err(Error::Run(e.clone())),
+        None => Ok(()),
+    }
+}
