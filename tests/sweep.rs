@@ -57,6 +57,21 @@ fn a_grid_on_memory_and_on_files_runs_every_point() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("3 point(s) run") && text.contains("block: throughput peaks at"), "{text}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    // ranges over its concurrency: the fastest strategy's cold pass ranks each point.
+    let json = tmp.path().join("ranges.json");
+    let url = format!("memory://{}/obj", unique("sweep-ranges"));
+    let out = sb()
+        .args(["ranges", &url, "--prepare", "2m", "--generate", "8:16k", "--strategy", "parallel", "-q"])
+        .args(["--sweep", "concurrency=1,4", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = sweep_json(&json);
+    let points = v["sweep"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert!(points.iter().all(|p| p["mib_per_s"].as_f64().unwrap() > 0.0 && p["ops_per_s"].as_f64().unwrap() > 0.0));
+    assert_eq!(v["reports"][1]["params"]["concurrency"], 4);
 }
 
 #[test]

@@ -63,6 +63,10 @@ pub struct RangesArgs {
     #[command(flatten)]
     pub controls: crate::cli::ControlArgs,
 
+    /// `--sweep`, `--max-time`, `--yes`.
+    #[command(flatten)]
+    pub sweep: crate::cli::SweepArgs,
+
     /// Write the whole report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -83,6 +87,20 @@ pub struct RangesArgs {
     /// Store configuration: -D, --xmlfile and the connection flags.
     #[command(flatten)]
     pub config: crate::cli::store::StoreArgs,
+}
+
+impl RangesArgs {
+    /// The keys `--sweep` may vary.
+    pub const SWEEPS: &'static [&'static str] = &["concurrency"];
+
+    /// Sets one swept setting.
+    pub fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
+        match key {
+            "concurrency" => self.concurrency = super::count(key, v)?,
+            k => return Err(format!("--sweep {k}: ranges sweeps {}", Self::SWEEPS.join(", "))),
+        }
+        Ok(())
+    }
 }
 
 impl super::CommandArgs for RangesArgs {

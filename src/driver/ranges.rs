@@ -77,6 +77,22 @@ impl Command for Ranges {
         Ok(())
     }
 
+    fn sweep_args(&self) -> Option<&crate::cli::SweepArgs> {
+        Some(&self.args.sweep)
+    }
+
+    fn sweep_keys(&self) -> &'static [&'static str] {
+        RangesArgs::SWEEPS
+    }
+
+    fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
+        let mut args = self.args.clone();
+        for (k, v) in point {
+            args.set(k, v)?;
+        }
+        Ok(Ranges::new(args))
+    }
+
     fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {
         let (plan, target, size) = self.planned.as_ref().expect("planned");
         let (run, failure) = self.done.take().unwrap_or_default();

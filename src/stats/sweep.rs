@@ -22,7 +22,8 @@ pub struct PointFigures {
     /// The point's settings, (key, value as typed), in the order of the axes.
     pub settings: Vec<(String, String)>,
     /// Throughput, MiB/s (bandwidth: the download, or the upload without one; ops: the mean over the
-    /// repeats; dfsio: the aggregate rate).
+    /// repeats; dfsio: the aggregate rate; ranges: the bytes needed over the fastest strategy's cold
+    /// pass).
     pub mib_per_s: f64,
     /// Operations per second (bandwidth: blocks; dfsio: bufferSize calls).
     pub ops_per_s: f64,
@@ -74,6 +75,13 @@ pub fn figures(settings: Vec<(String, String)>, r: &RunReport) -> PointFigures {
         f.ops_per_s = if span > 0.0 { d.calls.count as f64 / span } else { 0.0 };
         (f.p50_s, f.p99_s, f.mean_s) = (d.calls.p50_s, d.calls.p99_s, d.calls.mean_s);
         f.cv = (d.average_io_rate_mb_s > 0.0).then(|| d.io_rate_std_dev / d.average_io_rate_mb_s);
+    } else if let Some(run) = r.ranges_run() {
+        // The fastest strategy's cold pass: the bytes the ranges needed over its time, its GETs.
+        if let Some(s) = run.strategies.iter().filter(|s| s.cold_s > 0.0).min_by(|a, b| a.cold_s.total_cmp(&b.cold_s)) {
+            f.mib_per_s = s.bytes_needed as f64 / 1048576.0 / s.cold_s;
+            f.ops_per_s = s.requests as f64 / s.cold_s;
+            (f.p50_s, f.p99_s, f.mean_s) = (s.request_latency.p50_s, s.request_latency.p99_s, s.request_latency.mean_s);
+        }
     } else if let Some(p) = r.phases.iter().find(|p| p.name == "download").or_else(|| r.phases.first()) {
         f.mib_per_s = p.mbyte_per_s;
         f.ops_per_s = if p.duration_s > 0.0 { p.blocks.count as f64 / p.duration_s } else { 0.0 };
