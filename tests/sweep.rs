@@ -157,6 +157,23 @@ fn bad_sweeps_are_one_line() {
     let b = format!("file-size={}", many.iter().map(|v| format!("{v}k")).collect::<Vec<_>>().join(","));
     refused(&["ops", "--op", "stat", "--sweep", &a, "--sweep", &b], "grid of 1600 points, more than 1000");
     refused(&["ops", "--op", "stat", "--max-time", "1m"], "--sweep");
+    // A point the command refuses after others ran: reported, the sweep goes on, the exit is 1.
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("s.json");
+    let out = sb()
+        .args(["ops", "--op", "create_write", "--iterations", "2", "--file-size", "64k", "--repeats", "1", "-q"])
+        .args(["--sweep", "buffer-size=64k,2g,32k", "--prepare"])
+        .arg(format!("memory://{}/", unique("refused")))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("1 of 3 sweep point(s) failed; the first: buffer-size=2g: invalid --buffer-size"), "{err}");
+    let v = sweep_json(&json);
+    assert_eq!(v["sweep"]["points"].as_array().unwrap().len(), 2);
+    assert!(v["sweep"]["skipped"][0].as_str().unwrap().ends_with("(refused)"));
 }
 
 /// ops stat through toxiproxy (25 ms each way) on the S3 server over threads: each request waits

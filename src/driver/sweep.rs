@@ -14,6 +14,15 @@ use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+/// A point's error, naming the point.
+fn named(e: Error, what: &str) -> Error {
+    match e {
+        Error::Usage(m) => Error::Usage(format!("sweep point {what}: {m}")),
+        Error::Run(m) => Error::Run(format!("sweep point {what}: {m}")),
+        other => other,
+    }
+}
+
 fn describe(point: &[(String, String)]) -> String {
     point.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
 }
@@ -51,6 +60,7 @@ pub fn run<C: Command>(cmd: C, dist: Dist, began: Instant, launch: Launch) -> Re
     let mut skipped: Vec<String> = Vec::new();
     let mut failed = Vec::new();
     let mut interrupted = false;
+    let mut refused: Vec<String> = Vec::new();
     for (i, point) in points.iter().enumerate() {
         // Rank 0 decides whether every rank goes on: not after Ctrl-C, not past --max-time.
         let go = !rank.stop.load(Ordering::SeqCst) && s.max_time.map_or(true, |m| t0.elapsed() < m);
@@ -61,10 +71,16 @@ pub fn run<C: Command>(cmd: C, dist: Dist, began: Instant, launch: Launch) -> Re
         }
         let what = describe(point);
         let mut pc = cmd.at_point(point).map_err(Error::Usage)?;
-        let warnings = plan(&mut pc, &rank.dist, launch).map_err(|e| match e {
-            Error::Usage(m) => Error::Usage(format!("sweep point {what}: {m}")),
-            other => other,
-        })?;
+        // A point the command refuses (a block larger than SIZE, say): the first stops the sweep
+        // (the arguments themselves are wrong), a later one is reported and the sweep goes on.
+        let warnings = match plan(&mut pc, &rank.dist, launch) {
+            Ok(w) => w,
+            Err(e) if i == 0 => return Err(named(e, &what)),
+            Err(e) => {
+                refused.push(format!("{what}: {e}"));
+                continue;
+            }
+        };
         if leads {
             if i == 0 {
                 warnings.iter().for_each(|w| eprintln!("storebench: {w}"));
@@ -77,7 +93,13 @@ pub fn run<C: Command>(cmd: C, dist: Dist, began: Instant, launch: Launch) -> Re
             };
             eprintln!("storebench: sweep point {}/{n}: {what}{eta}", i + 1);
         }
-        pc.prepare(&rank)?;
+        if let Err(e) = pc.prepare(&rank) {
+            if i == 0 {
+                return Err(named(e, &what));
+            }
+            refused.push(format!("{what}: {e}"));
+            continue;
+        }
         let Some(c) = execute(&mut pc, &mut rank)? else { continue };
         for e in c.cleanup_errors.iter().chain(&c.file_errors) {
             eprintln!("storebench: warning: {what}: {e}");
@@ -95,6 +117,7 @@ pub fn run<C: Command>(cmd: C, dist: Dist, began: Instant, launch: Launch) -> Re
     let figs: Vec<_> = done.iter().map(|(p, r)| figures(p.clone(), r)).collect();
     let keys: Vec<String> = s.sweep.iter().map(|a| a.key.clone()).collect();
     let found = verdict(&keys, &figs);
+    skipped.extend(refused.iter().map(|r| format!("{r} (refused)")));
     let sweep = crate::export::sweep::Sweep {
         command: C::NAME,
         axes: &s.sweep,
@@ -123,13 +146,9 @@ pub fn run<C: Command>(cmd: C, dist: Dist, began: Instant, launch: Launch) -> Re
     if interrupted {
         return Err(Error::Interrupted);
     }
+    failed.extend(refused);
     if !failed.is_empty() {
-        return Err(Error::Run(format!(
-            "{} of {} sweep point(s) failed; the first: {}",
-            failed.len(),
-            figs.len(),
-            failed[0]
-        )));
+        return Err(Error::Run(format!("{} of {n} sweep point(s) failed; the first: {}", failed.len(), failed[0])));
     }
     match errors.first() {
         Some(e) => Err(Error::Run(e.clone())),

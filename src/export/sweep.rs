@@ -19,7 +19,7 @@ pub struct Sweep<'a> {
     pub points: &'a [PointFigures],
     /// The verdict per key.
     pub verdict: &'a [KeyVerdict],
-    /// The points not run (--max-time, Ctrl-C).
+    /// The points not run (--max-time, Ctrl-C), and those the command refused (with why).
     pub skipped: &'a [String],
 }
 
@@ -52,7 +52,7 @@ pub fn text(s: &Sweep) -> String {
         if s.skipped.is_empty() {
             String::new()
         } else {
-            format!(", {} skipped (--max-time or Ctrl-C)", s.skipped.len())
+            format!(", {} not run (--max-time, Ctrl-C, or refused)", s.skipped.len())
         }
     );
     let mut head: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
