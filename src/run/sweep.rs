@@ -48,6 +48,16 @@ fn number(key: &str, v: &str) -> Result<u64, String> {
     }
 }
 
+/// A power-of-two size as typed: 4k, 1m, 2g (bytes below 1 KiB).
+fn short_size(v: u64) -> String {
+    match v {
+        v if v >= 1 << 30 && v % (1 << 30) == 0 => format!("{}g", v >> 30),
+        v if v >= 1 << 20 && v % (1 << 20) == 0 => format!("{}m", v >> 20),
+        v if v >= 1 << 10 && v % (1 << 10) == 0 => format!("{}k", v >> 10),
+        v => v.to_string(),
+    }
+}
+
 /// Parses one `--sweep KEY=V1,V2,...` (or `KEY=LOW..HIGH`, every power of two from LOW to HIGH).
 pub fn parse_axis(s: &str) -> Result<Axis, String> {
     let (key, values) = s
@@ -64,10 +74,8 @@ pub fn parse_axis(s: &str) -> Result<Axis, String> {
                     "invalid --sweep range '{values}' for {key}: LOW..HIGH takes powers of two, LOW <= HIGH (e.g. 1..64)"
                 ));
             }
-            std::iter::successors(Some(lo), |v| v.checked_mul(2))
-                .take_while(|v| *v <= hi)
-                .map(|v| v.to_string())
-                .collect()
+            let show = |v: u64| if is_size(key) { short_size(v) } else { v.to_string() };
+            std::iter::successors(Some(lo), |v| v.checked_mul(2)).take_while(|v| *v <= hi).map(show).collect()
         }
         None => {
             let vs: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
@@ -117,7 +125,8 @@ mod tests {
     #[test]
     fn axes_lists_and_power_of_two_ranges() {
         assert_eq!(parse_axis("threads=1..16").unwrap().values, ["1", "2", "4", "8", "16"]);
-        assert_eq!(parse_axis("block=64k..256k").unwrap().values, ["65536", "131072", "262144"]);
+        let block = parse_axis("block=512..2m").unwrap().values;
+        assert_eq!(block, ["512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m"]);
         assert_eq!(parse_axis("file-size=1m,4m").unwrap().values, ["1m", "4m"]);
         for (bad, says) in [
             ("threads", "KEY=V1,V2"),
