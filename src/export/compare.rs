@@ -160,10 +160,6 @@ pub fn html(base_name: &str, base: &RunReport, runs: &[Compared]) -> String {
     }
     let mut all = vec![(base_name.to_string(), base.clone())];
     all.extend(runs.iter().map(|c| (c.name.clone(), c.report.clone())));
-    let page = super::html::page(&all);
     // The comparison goes first, after the page's title.
-    match page.find("<section") {
-        Some(at) => format!("{}{top}{}", &page[..at], &page[at..]),
-        None => page,
-    }
+    super::html::page_with(&top, &all)
 }

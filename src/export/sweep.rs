@@ -197,9 +197,5 @@ pub fn html(s: &Sweep, reports: &[(String, RunReport)]) -> String {
             reports.len()
         ));
     }
-    let page = super::html::page(&shown);
-    match page.find("<section") {
-        Some(at) => format!("{}{top}{}", &page[..at], &page[at..]),
-        None => page.replace("</body>", &format!("{top}</body>")),
-    }
+    super::html::page_with(&top, &shown)
 }

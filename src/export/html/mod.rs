@@ -39,11 +39,16 @@ pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.85em}details{margin
 
 /// The page for these runs (each in its own section, in order).
 pub fn page(reports: &[(String, RunReport)]) -> String {
+    page_with("", reports)
+}
+
+/// The page for these runs with `preface` (a comparison, a sweep) before the first run's section.
+pub fn page_with(preface: &str, reports: &[(String, RunReport)]) -> String {
     let title = match reports {
         [(_, r)] => format!("storebench {} — {}", r.command, r.target),
         _ => format!("storebench — {} runs", reports.len()),
     };
-    let mut body = String::new();
+    let mut body = preface.to_string();
     for (name, r) in reports {
         body.push_str(&run(name, r));
     }
