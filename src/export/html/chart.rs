@@ -143,8 +143,7 @@ pub fn xy(c: &Xy, series: &[Series], note: &str) -> String {
     };
     let svg = draw(|root| {
         let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-        let mut b = ChartBuilder::on(root);
-        b.margin(12).x_label_area_size(38).y_label_area_size(64);
+        let mut b = frame(root);
         macro_rules! body {
             ($chart:expr) => {{
                 let mut chart = $chart;
@@ -171,19 +170,10 @@ pub fn xy(c: &Xy, series: &[Series], note: &str) -> String {
                     } else {
                         chart.draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2)))
                     };
-                    drawn
-                        .map_err(e)?
-                        .label(s.name.clone())
-                        .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], colour.filled()));
+                    drawn.map_err(e)?.label(s.name.clone()).legend(swatch(colour));
                 }
                 if series.len() > 1 || !series[0].name.is_empty() {
-                    chart
-                        .configure_series_labels()
-                        .background_style(WHITE.mix(0.85))
-                        .border_style(BLACK.mix(0.3))
-                        .position(SeriesLabelPosition::UpperRight)
-                        .draw()
-                        .map_err(e)?;
+                    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
                 }
                 Ok(())
             }};
@@ -220,12 +210,7 @@ pub fn bars(c: &Xy, rows: usize, data: &[Bar], legend: &[&str], note: &str) -> S
     let rows = rows.max(1);
     let svg = draw(|root| {
         let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(38)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x0..x1, rows as f64..0f64)
-            .map_err(e)?;
+        let mut chart = frame(root).build_cartesian_2d(x0..x1, rows as f64..0f64).map_err(e)?;
         chart
             .configure_mesh()
             .x_desc(x)
@@ -235,7 +220,7 @@ pub fn bars(c: &Xy, rows: usize, data: &[Bar], legend: &[&str], note: &str) -> S
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(e)?;
-        let h = 0.8f64.min(1.0);
+        let h = 0.8;
         for (k, name) in legend.iter().enumerate() {
             let colour = COLOURS[k % COLOURS.len()];
             let rects = data.iter().flat_map(|b| {
@@ -244,19 +229,9 @@ pub fn bars(c: &Xy, rows: usize, data: &[Bar], legend: &[&str], note: &str) -> S
                     Rectangle::new([(s.0, top), (s.1.max(s.0 + (x1 - x0) * 1e-3), top + h)], colour.filled())
                 })
             });
-            chart
-                .draw_series(rects)
-                .map_err(e)?
-                .label(name.to_string())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], colour.filled()));
+            chart.draw_series(rects).map_err(e)?.label(name.to_string()).legend(swatch(colour));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(e)?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     });
     figure(id, title, &svg, note)
@@ -273,12 +248,7 @@ pub fn stacked(id: &str, title: &str, y: &str, labels: &[String], stacks: &[(&st
     let n = labels.len();
     let svg = draw(|root| {
         let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(38)
-            .y_label_area_size(64)
-            .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..y1)
-            .map_err(e)?;
+        let mut chart = frame(root).build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..y1).map_err(e)?;
         let label = |v: &f64| {
             let i = v.round();
             if (v - i).abs() < 0.01 && i >= 0.0 {
@@ -306,22 +276,38 @@ pub fn stacked(id: &str, title: &str, y: &str, labels: &[String], stacks: &[(&st
                     r
                 })
                 .collect();
-            chart
-                .draw_series(rects)
-                .map_err(e)?
-                .label(name.to_string())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], colour.filled()));
+            chart.draw_series(rects).map_err(e)?.label(name.to_string()).legend(swatch(colour));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(e)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     });
     figure(id, title, &svg, note)
+}
+
+/// The frame every chart shares: margins and room for the axis labels.
+fn frame<'a, 'b>(root: &'a DrawingArea<SVGBackend<'b>, Shift>) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut b = ChartBuilder::on(root);
+    b.margin(12).x_label_area_size(38).y_label_area_size(64);
+    b
+}
+
+/// The legend's box, in a corner.
+fn draw_legend<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    at: SeriesLabelPosition,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(at)
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
+/// A series' colour swatch in the legend.
+fn swatch(colour: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+    move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], colour.filled())
 }
 
 /// A number without trailing zeros ("99.9", "50").
