@@ -142,12 +142,11 @@ pub struct BandwidthArgs {
     pub sweep: crate::cli::SweepArgs,
 }
 
-impl BandwidthArgs {
-    /// The keys `--sweep` may vary.
-    pub const SWEEPS: &'static [&'static str] = &["block", "file-size", "prefetch", "multipart.size", "active.blocks"];
+impl super::Sweepable for BandwidthArgs {
+    const SWEEPS: &'static [&'static str] = &["block", "file-size", "prefetch", "multipart.size", "active.blocks"];
 
     /// Sets one swept setting (file-size is SIZE).
-    pub fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
+    fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
         match key {
             "block" => self.block = Some(super::size(key, v)?),
             "file-size" => self.size = super::size(key, v)?,

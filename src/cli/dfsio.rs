@@ -108,13 +108,12 @@ pub struct DfsioArgs {
     pub config: crate::cli::store::StoreArgs,
 }
 
-impl DfsioArgs {
-    /// The keys `--sweep` may vary.
-    pub const SWEEPS: &'static [&'static str] =
+impl super::Sweepable for DfsioArgs {
+    const SWEEPS: &'static [&'static str] =
         &["threads", "file-size", "buffer-size", "nrFiles", "multipart.size", "active.blocks"];
 
     /// Sets one swept setting (file-size is -fileSize, in bytes; buffer-size -bufferSize).
-    pub fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
+    fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
         match key {
             "threads" => self.threads = Some(super::count(key, v)?),
             "file-size" => self.file_size = format!("{}B", super::size(key, v)?),

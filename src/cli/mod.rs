@@ -55,6 +55,22 @@ pub struct SweepArgs {
     pub yes: bool,
 }
 
+/// The arguments of a command that takes `--sweep`: the keys it may vary, and how one is set.
+pub trait Sweepable: Clone {
+    /// The keys `--sweep` may vary.
+    const SWEEPS: &'static [&'static str];
+    /// Sets one swept setting from its value as typed.
+    fn set(&mut self, key: &str, v: &str) -> Result<(), String>;
+    /// These arguments with one grid point's settings.
+    fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
+        let mut args = self.clone();
+        for (k, v) in point {
+            args.set(k, v)?;
+        }
+        Ok(args)
+    }
+}
+
 /// The size a sweep value names.
 fn size(key: &str, v: &str) -> Result<u64, String> {
     crate::units::parse_size(v).map_err(|e| format!("--sweep {key}={v}: {e}"))

@@ -122,13 +122,12 @@ pub struct OpsArgs {
     pub fs_type: Option<String>,
 }
 
-impl OpsArgs {
-    /// The keys `--sweep` may vary.
-    pub const SWEEPS: &'static [&'static str] =
+impl super::Sweepable for OpsArgs {
+    const SWEEPS: &'static [&'static str] =
         &["threads", "file-size", "buffer-size", "prefetch", "multipart.size", "active.blocks"];
 
     /// Sets one swept setting.
-    pub fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
+    fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
         match key {
             "threads" => self.threads = super::count(key, v)?,
             "file-size" => self.file_size = Some(super::size(key, v)?),

@@ -89,12 +89,11 @@ pub struct RangesArgs {
     pub config: crate::cli::store::StoreArgs,
 }
 
-impl RangesArgs {
-    /// The keys `--sweep` may vary.
-    pub const SWEEPS: &'static [&'static str] = &["concurrency"];
+impl super::Sweepable for RangesArgs {
+    const SWEEPS: &'static [&'static str] = &["concurrency"];
 
     /// Sets one swept setting.
-    pub fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
+    fn set(&mut self, key: &str, v: &str) -> Result<(), String> {
         match key {
             "concurrency" => self.concurrency = super::count(key, v)?,
             k => return Err(format!("--sweep {k}: ranges sweeps {}", Self::SWEEPS.join(", "))),

@@ -2,6 +2,7 @@
 
 use super::{Command, Concluded, Rank};
 use crate::cli::bandwidth::BandwidthArgs;
+use crate::cli::Sweepable;
 use crate::error::Error;
 use crate::export::manager::{CsvMode, Outputs};
 use crate::run::dist::{wait_after, WAIT};
@@ -109,11 +110,7 @@ impl Command for Bandwidth {
     }
 
     fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
-        let mut args = self.args.clone();
-        for (k, v) in point {
-            args.set(k, v)?;
-        }
-        Ok(Bandwidth::new(args))
+        self.args.at_point(point).map(Bandwidth::new)
     }
 
     fn conclude(&mut self, rank: &Rank, parts: Vec<Self::Part>) -> Result<Concluded, Error> {

@@ -9,9 +9,7 @@ use std::io::Write;
 
 /// Runs `compare`.
 pub fn run(args: CompareArgs) -> Result<(), Error> {
-    let name = |p: &std::path::Path| {
-        p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
-    };
+    let name = super::report::name_of;
     let base = super::report::read_report(&args.base).map_err(Error::Usage)?;
     let news = args
         .new

@@ -3,6 +3,7 @@
 
 use super::{Command, Concluded, Rank};
 use crate::cli::dfsio::DfsioArgs;
+use crate::cli::Sweepable;
 use crate::error::Error;
 use crate::export::manager::Outputs;
 use crate::run::progress::Progress;
@@ -122,11 +123,7 @@ impl Command for Dfsio {
     }
 
     fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
-        let mut args = self.args.clone();
-        for (k, v) in point {
-            args.set(k, v)?;
-        }
-        Ok(Dfsio::new(args))
+        self.args.at_point(point).map(Dfsio::new)
     }
 
     fn conclude(&mut self, rank: &Rank, parts: Vec<RankResult>) -> Result<Concluded, Error> {

@@ -54,6 +54,14 @@ pub struct Rank {
     pub csv: Option<Sender<Event>>,
 }
 
+impl Rank {
+    /// This process's place in a run that started at `began`, before its run proper starts.
+    pub fn new(dist: Dist, began: Instant, quiet: bool, csv: Option<Sender<Event>>) -> Rank {
+        let (host, stop) = (crate::run::host_name(), crate::run::signal::stop_flag());
+        Rank { dist, began, host, started_at: String::new(), stop, quiet, csv }
+    }
+}
+
 /// What every rank plans with: how many ranks run, and the run's seed (rank 0's clock, shared, so
 /// every rank draws its choices and its data from the same seed; `--seed` overrides it).
 #[derive(Clone, Copy, Debug)]
@@ -141,15 +149,7 @@ pub fn drive<C: Command>(mut cmd: C) -> Result<(), Error> {
     let outputs = cmd.outputs();
     let quiet = outputs.quiet || !leads;
     let exports = ExportManager::create(outputs, leads).map_err(Error::Usage)?;
-    let mut rank = Rank {
-        dist,
-        began,
-        host: crate::run::host_name(),
-        started_at: String::new(),
-        stop: crate::run::signal::stop_flag(),
-        quiet,
-        csv: exports.csv_sink(),
-    };
+    let mut rank = Rank::new(dist, began, quiet, exports.csv_sink());
     if leads {
         // The memory ceiling of the `impossible` finding, before anything is timed (about 30 ms).
         crate::run::probe::measure_memory();

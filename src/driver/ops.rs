@@ -4,6 +4,7 @@
 
 use super::{gather_or_abort, Command, Concluded, Rank};
 use crate::cli::ops::OpsArgs;
+use crate::cli::Sweepable;
 use crate::error::Error;
 use crate::export::manager::{CsvMode, Outputs};
 use crate::run::dist::{wait_after, WAIT};
@@ -189,11 +190,7 @@ impl Command for Ops {
     }
 
     fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
-        let mut args = self.args.clone();
-        for (k, v) in point {
-            args.set(k, v)?;
-        }
-        Ok(Ops::new(args))
+        self.args.at_point(point).map(Ops::new)
     }
 
     fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {

@@ -2,6 +2,7 @@
 
 use super::{Command, Concluded, Rank};
 use crate::cli::ranges::RangesArgs;
+use crate::cli::Sweepable;
 use crate::error::Error;
 use crate::export::manager::Outputs;
 use crate::store::Target;
@@ -86,11 +87,7 @@ impl Command for Ranges {
     }
 
     fn at_point(&self, point: &[(String, String)]) -> Result<Self, String> {
-        let mut args = self.args.clone();
-        for (k, v) in point {
-            args.set(k, v)?;
-        }
-        Ok(Ranges::new(args))
+        self.args.at_point(point).map(Ranges::new)
     }
 
     fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {

@@ -35,7 +35,7 @@ pub fn read_report(path: &Path) -> Result<RunReport, String> {
 }
 
 /// The name a run goes by in the page: its file's name.
-fn name_of(path: &Path) -> String {
+pub fn name_of(path: &Path) -> String {
     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 

@@ -24,7 +24,7 @@ fn named(e: Error, what: &str) -> Error {
 }
 
 fn describe(point: &[(String, String)]) -> String {
-    point.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+    crate::stats::sweep::settings_text(point, "")
 }
 
 /// Runs the sweep `cmd` asks for.
@@ -42,15 +42,8 @@ pub fn run<C: Command>(cmd: C, dist: Dist, began: Instant, launch: Launch) -> Re
     };
     let json = open(&outputs.json, "the JSON file").map_err(Error::Usage)?;
     let html = open(&outputs.html, "the HTML file").map_err(Error::Usage)?;
-    let mut rank = Rank {
-        dist,
-        began,
-        host: crate::run::host_name(),
-        started_at: String::new(),
-        stop: crate::run::signal::stop_flag(),
-        quiet: true,
-        csv: None,
-    };
+    // Each point's progress bar is off: the sweep says which point runs.
+    let mut rank = Rank::new(dist, began, true, None);
     if leads {
         crate::run::probe::measure_memory();
     }

@@ -4,7 +4,7 @@
 
 use crate::run::sweep::Axis;
 use crate::stats::report::RunReport;
-use crate::stats::sweep::{paragraph, KeyVerdict, PointFigures};
+use crate::stats::sweep::{lines_along, paragraph, KeyVerdict, PointFigures};
 
 /// Points whose own sections the HTML page includes at most (beyond, the JSON has them).
 const MAX_SECTIONS: usize = 24;
@@ -117,31 +117,16 @@ pub fn html(s: &Sweep, reports: &[(String, RunReport)]) -> String {
         format!("<h2>Sweep of {} over {} points</h2>\n<pre>{}</pre>\n", esc(s.command), s.points.len(), esc(&text(s)));
     for a in s.axes {
         // Throughput against this key, one line per value of the other keys.
-        let others = |p: &PointFigures| {
-            p.settings
-                .iter()
-                .filter(|(k, _)| *k != a.key)
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let mut lines: Vec<String> = s.points.iter().map(others).collect();
+        let mut lines = lines_along(s.points.iter(), &a.key);
         lines.sort();
-        lines.dedup();
-        let value = |p: &PointFigures| {
-            p.settings
-                .iter()
-                .find(|(k, _)| *k == a.key)
-                .and_then(|(_, v)| crate::units::parse_size(v).ok())
-                .unwrap_or(1)
-        };
+        let value = |p: &PointFigures| crate::units::parse_size(p.setting(&a.key)).unwrap_or(1);
         let series: Vec<chart::Series> = lines
             .iter()
             .map(|l| {
                 let mut pts: Vec<(f64, f64)> = s
                     .points
                     .iter()
-                    .filter(|p| others(p) == *l && p.status == "completed")
+                    .filter(|p| p.line_along(&a.key) == *l && p.status == "completed")
                     .map(|p| ((value(p) as f64).log2(), p.throughput(by_ops)))
                     .collect();
                 pts.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -159,19 +144,15 @@ pub fn html(s: &Sweep, reports: &[(String, RunReport)]) -> String {
     }
     // Latency against throughput (the hockey stick), along the first key.
     let first = &s.axes[0].key;
-    let others = |p: &PointFigures| {
-        p.settings.iter().filter(|(k, _)| k != first).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
-    };
-    let mut lines: Vec<String> = s.points.iter().map(others).collect();
+    let mut lines = lines_along(s.points.iter(), first);
     lines.sort();
-    lines.dedup();
     let series: Vec<chart::Series> = lines
         .iter()
         .map(|l| {
             let pts = s
                 .points
                 .iter()
-                .filter(|p| others(p) == *l && p.status == "completed")
+                .filter(|p| p.line_along(first) == *l && p.status == "completed")
                 .map(|p| (p.throughput(by_ops), p.p50_s * 1e3))
                 .collect();
             chart::Series::line(if l.is_empty() { first } else { l }, pts)

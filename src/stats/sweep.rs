@@ -42,6 +42,16 @@ pub struct PointFigures {
 }
 
 impl PointFigures {
+    /// The value of `key` at this point, as typed ("" when the point has no such key).
+    pub fn setting(&self, key: &str) -> &str {
+        self.settings.iter().find(|(k, _)| k == key).map_or("", |(_, v)| v.as_str())
+    }
+
+    /// The line of the grid this point lies on along `key`: the other keys' values ("" with one key).
+    pub fn line_along(&self, key: &str) -> String {
+        settings_text(&self.settings, key)
+    }
+
     /// The figure the verdict ranks points by: MiB/s, or ops/s when the run moved no bytes.
     pub fn throughput(&self, by_ops: bool) -> f64 {
         if by_ops {
@@ -50,6 +60,22 @@ impl PointFigures {
             self.mib_per_s
         }
     }
+}
+
+/// Settings as text, "k=v, k=v", leaving out the key `except` (none when it is "").
+pub fn settings_text(settings: &[(String, String)], except: &str) -> String {
+    settings.iter().filter(|(k, _)| k != except).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The lines of the grid along `key` these points lie on, in the order the points first reach them.
+pub fn lines_along<'a>(points: impl Iterator<Item = &'a PointFigures>, key: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for l in points.map(|p| p.line_along(key)) {
+        if !lines.contains(&l) {
+            lines.push(l);
+        }
+    }
+    lines
 }
 
 /// A point's figures, read from its report.
@@ -122,20 +148,9 @@ pub fn verdict(keys: &[String], points: &[PointFigures]) -> Vec<KeyVerdict> {
     let by_ops = done.iter().all(|p| p.mib_per_s == 0.0);
     let mut out = Vec::new();
     for key in keys {
-        let value =
-            |p: &PointFigures| p.settings.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).unwrap_or_default();
-        let others = |p: &PointFigures| {
-            p.settings.iter().filter(|(k, _)| k != key).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
-        };
-        let mut lines: Vec<String> = done.iter().map(|p| others(p)).collect();
-        lines.dedup();
-        let mut seen = Vec::new();
-        for at in lines {
-            if seen.contains(&at) {
-                continue;
-            }
-            seen.push(at.clone());
-            let mut line: Vec<&PointFigures> = done.iter().copied().filter(|p| others(p) == at).collect();
+        let value = |p: &PointFigures| p.setting(key).to_string();
+        for at in lines_along(done.iter().copied(), key) {
+            let mut line: Vec<&PointFigures> = done.iter().copied().filter(|p| p.line_along(key) == at).collect();
             line.sort_by(|a, b| magnitude(&value(a)).total_cmp(&magnitude(&value(b))));
             let Some(best) = line.iter().max_by(|a, b| a.throughput(by_ops).total_cmp(&b.throughput(by_ops))) else {
                 continue;
