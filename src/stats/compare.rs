@@ -392,13 +392,7 @@ pub fn compare(base: &RunReport, new: &RunReport) -> Result<Vec<Change>, String>
             let (Some(a), Some(b)) = (base.transfer(), new.transfer()) else {
                 return Err("a transfer report without its transfer section".into());
             };
-            let mut keys: Vec<(String, u64)> = Vec::new();
-            for r in &a.runs {
-                if !keys.contains(&(r.method.clone(), r.buffer)) {
-                    keys.push((r.method.clone(), r.buffer));
-                }
-            }
-            for (m, buf) in keys {
+            for (m, buf) in super::transfer::completed_pairs(&a.runs) {
                 let of = |s: &super::transfer::TransferSection,
                           f: fn(&super::transfer::TransferRun) -> Option<f64>|
                  -> Vec<f64> {

@@ -194,15 +194,11 @@ pub fn dfsio(r: &RunReport) -> String {
 /// transfer: user and kernel CPU seconds per GiB per method and buffer, stacked, as the seed's table.
 pub fn transfer(r: &RunReport) -> String {
     let Some(t) = r.transfer() else { return "<p>No transfer section in this report.</p>\n".into() };
-    let mut keys: Vec<(String, u64)> = Vec::new();
-    for run in &t.runs {
-        if !keys.contains(&(run.method.clone(), run.buffer)) {
-            keys.push((run.method.clone(), run.buffer));
-        }
-    }
-    let mean = |k: &(String, u64), f: &dyn Fn(&crate::stats::transfer::TransferRun) -> f64| {
-        let runs: Vec<_> = t.runs.iter().filter(|x| x.method == k.0 && x.buffer == k.1 && x.bytes > 0).collect();
-        runs.iter().map(|x| f(x) / (x.bytes as f64 / 1073741824.0)).sum::<f64>() / runs.len().max(1) as f64
+    use crate::stats::transfer::{completed_pairs, mean_over, TransferRun};
+    // The same runs and means as the text table: the completed ones.
+    let keys = completed_pairs(&t.runs);
+    let mean = |k: &(String, u64), f: &dyn Fn(&TransferRun) -> f64| {
+        mean_over(&t.runs, &k.0, k.1, |x| f(x) / (x.bytes.max(1) as f64 / 1073741824.0))
     };
     let labels: Vec<String> = keys.iter().map(|(m, b)| format!("{m} {}", crate::units::human_bytes(*b))).collect();
     let stacks: Vec<(&str, Vec<f64>)> = vec![
@@ -215,9 +211,8 @@ pub fn transfer(r: &RunReport) -> String {
         .iter()
         .zip(&labels)
         .map(|(k, l)| {
-            let runs: Vec<_> = t.runs.iter().filter(|x| x.method == k.0 && x.buffer == k.1).collect();
-            let mb = runs.iter().map(|x| x.mb_s).sum::<f64>() / runs.len().max(1) as f64;
-            row(format!("{l} throughput"), num(mb), "MB/s", "bytes / 2^20 / wall_s, mean over the runs")
+            let mb = mean_over(&t.runs, &k.0, k.1, |x| x.mb_s);
+            row(format!("{l} throughput"), num(mb), "MB/s", "bytes / 2^20 / wall_s, mean over the completed runs")
         })
         .collect();
     let mut out = table("Figures (hover a name for its formula; docs/metrics.md)", &rows);
