@@ -138,23 +138,10 @@ pub fn html(base_name: &str, base: &RunReport, runs: &[Compared]) -> String {
         top.push_str(&format!(
             "</table>\n<p class=\"note\">Significant at p &lt; {ALPHA}; docs/metrics.md, \"compare\".</p>\n"
         ));
-        let mut series = Vec::new();
-        for (who, r) in [("base", base), ("new", c.report)] {
-            for o in &r.ops {
-                if let Ok(h) = crate::stats::histogram::Histogram::from_data(&o.histogram) {
-                    series.push(chart::Series::line(&format!("{who} {}", o.op), chart::percentile_points(&h, 1e-6)));
-                }
-            }
-        }
+        let mut series = chart::percentile_series(base, &[], "base ");
+        series.extend(chart::percentile_series(c.report, &[], "new "));
         if !series.is_empty() {
-            let xy = chart::Xy {
-                id: "compare-percentiles",
-                title: "Latency distributions, both runs",
-                x: "percentile (log scale of 1 / (1 - q))",
-                y: "latency (ms, log)",
-                log_y: true,
-                nines_x: true,
-            };
+            let xy = chart::Xy::percentiles("compare-percentiles", "Latency distributions, both runs");
             top.push_str(&chart::xy(&xy, &series, "Each run's histograms, overlaid."));
         }
     }

@@ -74,6 +74,24 @@ pub struct Xy<'a> {
     pub nines_x: bool,
 }
 
+impl<'a> Xy<'a> {
+    /// A latency percentile plot: percentiles on HdrHistogram's axis, latency in ms on a log axis.
+    pub fn percentiles(id: &'a str, title: &'a str) -> Xy<'a> {
+        Xy { id, title, x: "percentile (log scale of 1 / (1 - q))", y: "latency (ms, log)", log_y: true, nines_x: true }
+    }
+}
+
+/// Each named operation's latency percentiles from its histogram (all operations when `names` is
+/// empty), named `prefix` + the operation.
+pub fn percentile_series(r: &crate::stats::report::RunReport, names: &[&str], prefix: &str) -> Vec<Series> {
+    r.ops
+        .iter()
+        .filter(|o| names.is_empty() || names.contains(&o.op.as_str()))
+        .filter_map(|o| Some((o.op.as_str(), crate::stats::histogram::Histogram::from_data(&o.histogram).ok()?)))
+        .map(|(name, h)| Series::line(&format!("{prefix}{name}"), percentile_points(&h, 1e-6)))
+        .collect()
+}
+
 /// Wraps an SVG in the page's figure element with its caption and, when given, how to read it.
 pub fn figure(id: &str, title: &str, svg: &str, note: &str) -> String {
     let note = if note.is_empty() { String::new() } else { format!("<p class=\"note\">{}</p>", super::esc(note)) };

@@ -3,7 +3,6 @@
 
 use super::chart::{self, Series, Xy};
 use super::sections::{num, row, table, Row};
-use crate::stats::histogram::Histogram;
 use crate::stats::report::RunReport;
 use crate::stats::sample::OpKind;
 
@@ -23,24 +22,9 @@ const MIB: f64 = 1048576.0;
 
 /// The latency percentile plot of the named operations' histograms (HdrHistogram's layout).
 pub fn percentiles(r: &RunReport, id: &str, title: &str, names: &[&str]) -> String {
-    let series: Vec<Series> = r
-        .ops
-        .iter()
-        .filter(|o| names.is_empty() || names.contains(&o.op.as_str()))
-        .filter_map(|o| Some((o.op.clone(), Histogram::from_data(&o.histogram).ok()?)))
-        .map(|(name, h)| Series::line(&name, chart::percentile_points(&h, 1e-6)))
-        .collect();
-    let xy = Xy {
-        id,
-        title,
-        x: "percentile (log scale of 1 / (1 - q))",
-        y: "latency (ms, log)",
-        log_y: true,
-        nines_x: true,
-    };
     chart::xy(
-        &xy,
-        &series,
+        &Xy::percentiles(id, title),
+        &chart::percentile_series(r, names, ""),
         "Nearest-rank percentiles of each operation's log-bucketed histogram (merged exactly across threads and \
          ranks; each value within the histogram's relative error bound).",
     )

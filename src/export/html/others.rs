@@ -174,14 +174,7 @@ pub fn dfsio(r: &RunReport) -> String {
             .filter(|(x, _)| *x <= c.count.max(1) as f64)
             .map(|(x, v)| (x, v * 1e3))
             .collect();
-    let xy = Xy {
-        id: "latency-percentiles",
-        title: "Call latency distribution (bufferSize calls)",
-        x: "percentile (log scale of 1 / (1 - q))",
-        y: "latency (ms, log)",
-        log_y: true,
-        nines_x: true,
-    };
+    let xy = Xy::percentiles("latency-percentiles", "Call latency distribution (bufferSize calls)");
     let calls = if c.count > 0 { points } else { Vec::new() };
     out.push_str(&chart::xy(
         &xy,
