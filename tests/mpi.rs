@@ -464,4 +464,23 @@ fn a_sweep_runs_each_point_on_every_rank() {
         assert_eq!(r["ops_run"]["repeats"][0]["summary"]["ops"].as_u64(), Some(16 * threads));
     }
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    // Reading only: the files rank 0 prepared for 4 ranks x 1 thread serve the 2-thread point, which
+    // makes the other 4 (rank 0 counts every rank's calls), and the last point removes all 8.
+    let out = mpirun(
+        "4",
+        &["ops", "--op", "open_read", "--iterations", "2", "--file-size", "64k", "--repeats", "1", "--prepare", "-q"]
+            .into_iter()
+            .chain(["--sweep", "threads=1..2", dir.to_str().unwrap(), "--json", json.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let count = |r: &serde_json::Value, name: &str| {
+        r["counters"][0]["counters"].as_array().unwrap().iter().find(|c| c[0] == name).unwrap()[1].as_u64().unwrap()
+    };
+    let reports = v["reports"].as_array().unwrap();
+    assert_eq!([count(&reports[0], "create_calls"), count(&reports[1], "create_calls")], [4, 4]);
+    assert_eq!([count(&reports[0], "delete_calls"), count(&reports[1], "delete_calls")], [0, 8]);
+    assert_eq!(v["sweep"]["points"][1]["prepared_by"], "threads=1");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 }

@@ -74,6 +74,109 @@ fn a_grid_on_memory_and_on_files_runs_every_point() {
     assert_eq!(v["reports"][1]["params"]["concurrency"], 4);
 }
 
+/// Runs storebench with `args` and sends it SIGINT a little after `line` appears on its standard
+/// error (which is read to its end: a closed pipe would stop the child with SIGPIPE).
+fn interrupt_at(args: &[String], line: &'static str) -> std::process::Output {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(common::bin())
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for l in stderr.lines().map_while(Result::ok) {
+            if l.contains(line) {
+                let _ = tx.send(());
+            }
+        }
+    });
+    assert!(rx.recv_timeout(std::time::Duration::from_secs(60)).is_ok(), "the run never printed {line:?}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    out
+}
+
+/// Runs a sweep that must succeed with `--json` to a file in `tmp`; its JSON, and each point's
+/// `prepared_by` (null when it prepared its own).
+fn sweep_ok(tmp: &Path, args: &[&str]) -> (serde_json::Value, Vec<String>) {
+    let json = tmp.join("ok.json");
+    let out = sb().args(args).arg("--json").arg(&json).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let v = sweep_json(&json);
+    let by = v["sweep"]["points"].as_array().unwrap().iter().map(|p| p["prepared_by"].to_string()).collect();
+    (v, by)
+}
+
+/// The counters a point's report gives its store (create_calls, delete_calls...).
+fn counter(report: &serde_json::Value, name: &str) -> u64 {
+    let all = report["counters"][0]["counters"].as_array().unwrap();
+    all.iter().find(|c| c[0] == name).map_or(0, |c| c[1].as_u64().unwrap())
+}
+
+#[test]
+fn points_that_differ_only_in_read_settings_share_one_preparation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("files");
+    std::fs::create_dir(&dir).unwrap();
+    let json = tmp.path().join("s.json");
+    // open_read over threads, with a point the command refuses between: threads=1 makes test_0 and
+    // keeps it; the refused point hands it back; threads=2 makes only test_1 and removes both.
+    let out = sb()
+        .args(["ops", "--op", "open_read", "--prepare", "--iterations", "2", "--repeats", "1", "--file-size", "64k"])
+        .args(["-q", "--sweep", "threads=1,5000,2", "--json"])
+        .arg(&json)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("sweep point 3/3: threads=2, about") && err.contains("(reading what threads=1 prepared)"));
+    assert!(text.contains("Prepared once where only read settings differ: threads=1's files served 1 later point(s)."));
+    let v = sweep_json(&json);
+    let reports = v["reports"].as_array().unwrap();
+    assert_eq!([counter(&reports[0], "create_calls"), counter(&reports[1], "create_calls")], [1, 1]);
+    assert_eq!([counter(&reports[0], "delete_calls"), counter(&reports[1], "delete_calls")], [0, 2]);
+    assert!(v["sweep"]["points"][0].get("prepared_by").is_none());
+    assert_eq!(v["sweep"]["points"][1]["prepared_by"], "threads=1");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the last point removed what the first made");
+    // A file size is a write setting: each size prepares its own files (and removes them).
+    let d = dir.to_str().unwrap();
+    let stat = ["ops", "--op", "stat", "--prepare", "--iterations", "2", "--repeats", "1", "-q", d];
+    let grid = ["--sweep", "file-size=1k,2k", "--sweep", "threads=1,2"];
+    let (v, by) = sweep_ok(tmp.path(), &[&stat[..], &grid].concat());
+    assert_eq!(by, ["null", r#""file-size=1k, threads=1""#, "null", r#""file-size=2k, threads=1""#]);
+    let creates: Vec<u64> = v["reports"].as_array().unwrap().iter().map(|r| counter(r, "create_calls")).collect();
+    assert_eq!(creates, [1, 1, 1, 1]);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    // A run that writes what it works on never shares: create_write makes its own files each point.
+    let write = ["ops", "--op", "create_write", "--iterations", "1", "--repeats", "1", "--file-size", "1k", "-q", d];
+    let (_, by) = sweep_ok(tmp.path(), &[&write[..], &["--sweep", "buffer-size=1k,512"]].concat());
+    assert_eq!(by, ["null", "null"]);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    // ranges over concurrency: the object --prepare wrote once serves every point, then goes.
+    let obj = dir.join("obj");
+    let ranges = ["ranges", obj.to_str().unwrap(), "--prepare", "1m", "--generate", "4:16k", "-q"];
+    let (_, by) = sweep_ok(tmp.path(), &[&ranges[..], &["--sweep", "concurrency=1..4"]].concat());
+    assert_eq!(by, ["null", r#""concurrency=1""#, r#""concurrency=1""#]);
+    assert!(!obj.exists());
+    // Ctrl-C while a point holds what it prepared for the next: nothing is left behind.
+    let mut args: Vec<String> = ["ops", "--op", "open_read", "--prepare", "--duration", "1s", "--repeats", "1"]
+        .into_iter()
+        .chain(["--file-size", "64k", "-q", "--sweep", "threads=1..4"])
+        .map(String::from)
+        .collect();
+    args.push(dir.display().to_string());
+    let status = interrupt_at(&args, "sweep point 2/3").status;
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "the files the sweep held were removed");
+}
+
 #[test]
 fn max_time_and_ctrl_c_keep_the_points_measured() {
     let tmp = tempfile::tempdir().unwrap();
@@ -109,31 +212,7 @@ fn max_time_and_ctrl_c_keep_the_points_measured() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("\nNot run: ") && text.trim_end().ends_with("threads=8"), "{text}");
     // Ctrl-C during the second point: the first is kept, the second too (interrupted), the rest named.
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(common::bin())
-        .args(args(""))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Once the second point has started (its line on stderr), and a little into it.
-    // stderr is read to its end (a closed pipe would stop the child with SIGPIPE).
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let (tx, rx) = std::sync::mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for l in stderr.lines().map_while(Result::ok) {
-            if l.contains("sweep point 2/4") {
-                let _ = tx.send(());
-            }
-        }
-    });
-    let second = rx.recv_timeout(std::time::Duration::from_secs(60));
-    assert!(second.is_ok(), "the sweep never reached its second point");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    reader.join().unwrap();
+    let out = interrupt_at(&args(""), "sweep point 2/4");
     assert_eq!(out.status.code(), Some(130));
     let v = sweep_json(&json);
     let points = v["sweep"]["points"].as_array().unwrap();

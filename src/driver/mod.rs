@@ -125,6 +125,27 @@ pub trait Command {
     {
         Err(format!("{} does not sweep", Self::NAME))
     }
+    /// Once planned: the sweep keys that only change how the run reads what `prepare` made, so grid
+    /// points that differ in these alone share it (the first prepares, the next make only what is
+    /// missing, the last cleans up). None (the default): every point makes and removes its own, as
+    /// when the run writes, renames or deletes what it works on.
+    fn read_settings(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+    /// Takes over what `from` (an earlier grid point, or a later one handing it back) prepared and
+    /// still owns; called before `plan`.
+    fn take_prepared(&mut self, _from: &mut Self)
+    where
+        Self: Sized,
+    {
+    }
+    /// Leaves what `prepare` made in place at `conclude`, for the next grid point to take over.
+    fn keep_prepared(&mut self) {}
+    /// On rank 0: removes what `prepare` made and this command still owns (what `conclude` does
+    /// unless kept); returns what could not be removed.
+    fn clean_prepared(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Runs a command from its arguments to its exit result.

@@ -37,6 +37,8 @@ pub struct Ops {
     failed_ops: u64,
     /// Page-cache residency before each repeat's reads, every rank's.
     residency: Vec<crate::stats::findings::Residency>,
+    /// What `prepare` made stays for the next point of a sweep.
+    keep: bool,
 }
 
 impl Ops {
@@ -54,6 +56,7 @@ impl Ops {
             interrupted: false,
             failed_ops: 0,
             residency: Vec::new(),
+            keep: false,
         }
     }
 }
@@ -92,7 +95,9 @@ impl Command for Ops {
     fn prepare(&mut self, rank: &Rank) -> Result<(), Error> {
         let (_, target, default_base) = self.planned.as_ref().expect("planned");
         let all_plan = self.all_plan.as_ref().expect("planned");
-        let prepared = rank.dist.share(|| ops::prepare(target, all_plan, *default_base), WAIT).map_err(Error::Run)?;
+        let reuse = self.prepared.take();
+        let prepared =
+            rank.dist.share(|| ops::prepare(target, all_plan, *default_base, reuse), WAIT).map_err(Error::Run)?;
         self.prepared = Some(prepared);
         Ok(())
     }
@@ -193,16 +198,41 @@ impl Command for Ops {
         self.args.at_point(point).map(Ops::new)
     }
 
+    /// Operations that only read or look at the files --prepare made share them across threads,
+    /// buffer-size and prefetch (list across buffer-size and prefetch: it sees every file there).
+    fn read_settings(&self) -> Option<&'static [&'static str]> {
+        let (plan, _, _) = self.planned.as_ref()?;
+        match plan.prepare && plan.reads_only() {
+            true if plan.mix.iter().any(|(o, _)| *o == ops::Op::List) => Some(&["buffer-size", "prefetch"]),
+            true => Some(&["threads", "buffer-size", "prefetch"]),
+            false => None,
+        }
+    }
+
+    fn take_prepared(&mut self, from: &mut Self) {
+        self.prepared = from.prepared.take();
+    }
+
+    fn keep_prepared(&mut self) {
+        self.keep = true;
+    }
+
+    fn clean_prepared(&mut self) -> Vec<String> {
+        match (&self.planned, &self.all_plan, &self.prepared) {
+            (Some((_, target, _)), Some(all_plan), Some(p)) => ops::cleanup(all_plan, target, p),
+            _ => Vec::new(),
+        }
+    }
+
     fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {
+        let cleanup_errors = if self.keep { Vec::new() } else { self.clean_prepared() };
         let (plan, target, _) = self.planned.as_ref().expect("planned");
-        let all_plan = self.all_plan.as_ref().expect("planned");
         let prepared = self.prepared.as_ref().expect("prepared");
         let mut run = std::mem::take(&mut self.run);
         run.statistics = ops::statistics(&run.repeats);
         if run.repeats.len() >= 3 {
             run.warm_statistics = ops::statistics(&run.repeats[1..]);
         }
-        let cleanup_errors = ops::cleanup(all_plan, target, prepared);
         let failure = if self.interrupted {
             Some(Failure::Interrupted)
         } else if self.failed_ops > 0 {

@@ -21,12 +21,16 @@ pub struct Ranges {
     done: Option<(crate::stats::report::RangesRun, Option<Failure>)>,
     /// Page-cache residency before each cold pass, when --drop-cache evicted the object.
     residency: Vec<crate::stats::findings::Residency>,
+    /// The object at the URL is the one --prepare wrote (here or at an earlier point of a sweep), and
+    /// this command removes it unless it hands it on (`keep`).
+    ours: bool,
+    keep: bool,
 }
 
 impl Ranges {
     /// The command for these arguments.
     pub fn new(args: RangesArgs) -> Self {
-        Ranges { args, planned: None, done: None, residency: Vec::new() }
+        Ranges { args, planned: None, done: None, residency: Vec::new(), ours: false, keep: false }
     }
 }
 
@@ -55,7 +59,7 @@ impl Command for Ranges {
                  to bandwidth, ops and dfsio -read under mpirun"
             ));
         }
-        let (plan, target, size) = crate::plan::ranges(&self.args, launch.seed)?;
+        let (plan, target, size) = crate::plan::ranges(&self.args, launch.seed, self.ours)?;
         let warnings = target.warnings.clone();
         self.planned = Some((plan, target, size));
         Ok(warnings)
@@ -64,8 +68,12 @@ impl Command for Ranges {
     fn prepare(&mut self, _rank: &Rank) -> Result<(), Error> {
         let (plan, target, _) = self.planned.as_ref().expect("planned");
         match plan.prepare {
-            Some(s) => ranges::prepare_object(target, s, plan.data).map_err(Error::Run),
-            None => Ok(()),
+            Some(s) if !self.ours => {
+                ranges::prepare_object(target, s, plan.data).map_err(Error::Run)?;
+                self.ours = true;
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 
@@ -90,15 +98,32 @@ impl Command for Ranges {
         self.args.at_point(point).map(Ranges::new)
     }
 
+    /// Points that differ only in how many GETs are in flight read the object --prepare wrote once.
+    fn read_settings(&self) -> Option<&'static [&'static str]> {
+        self.args.prepare.map(|_| RangesArgs::SWEEPS)
+    }
+
+    fn take_prepared(&mut self, from: &mut Self) {
+        self.ours = std::mem::take(&mut from.ours);
+    }
+
+    fn keep_prepared(&mut self) {
+        self.keep = true;
+    }
+
+    fn clean_prepared(&mut self) -> Vec<String> {
+        let Some((_, target, _)) = self.planned.as_ref().filter(|_| self.ours) else { return Vec::new() };
+        self.ours = false;
+        match target.store.delete(&target.path) {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!("deleting the test object {}: {e}", self.args.url)],
+        }
+    }
+
     fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {
+        let cleanup_errors = if self.keep { Vec::new() } else { self.clean_prepared() };
         let (plan, target, size) = self.planned.as_ref().expect("planned");
         let (run, failure) = self.done.take().unwrap_or_default();
-        let mut cleanup_errors = Vec::new();
-        if plan.prepare.is_some() {
-            if let Err(e) = target.store.delete(&target.path) {
-                cleanup_errors.push(format!("deleting the test object {}: {e}", self.args.url));
-            }
-        }
         let mut report = ranges::report(target, plan, *size, run, failure.as_ref(), rank.started_at.clone());
         report.probes.page_cache = std::mem::take(&mut self.residency);
         Ok(Concluded { report, failure, cleanup_errors, file_errors: Vec::new() })

@@ -76,6 +76,18 @@ pub fn text(s: &Sweep) -> String {
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
+    // The points that read another's prepared files, by the point that prepared them.
+    let mut by: Vec<(&str, usize)> = Vec::new();
+    for p in s.points.iter().filter_map(|p| p.prepared_by.as_deref()) {
+        match by.iter_mut().find(|(b, _)| *b == p) {
+            Some((_, n)) => *n += 1,
+            None => by.push((p, 1)),
+        }
+    }
+    if !by.is_empty() {
+        let said: Vec<String> = by.iter().map(|(b, n)| format!("{b}'s files served {n} later point(s)")).collect();
+        out.push_str(&format!("\nPrepared once where only read settings differ: {}.\n", said.join("; ")));
+    }
     out.push_str("\nVerdict\n-------\n");
     if s.verdict.is_empty() {
         out.push_str("No completed point: nothing to say.\n");

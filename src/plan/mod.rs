@@ -227,10 +227,12 @@ pub fn ops(
     Ok((plan, target, default_base))
 }
 
-/// Validates `ranges` arguments: the plan, the target, and the object's size.
+/// Validates `ranges` arguments: the plan, the target, and the object's size. `ours`: the object at
+/// the URL is the one an earlier point of this sweep prepared (--prepare would refuse any other).
 pub fn ranges(
     args: &crate::cli::ranges::RangesArgs,
     run_seed: u64,
+    ours: bool,
 ) -> Result<(crate::workload::ranges::RangesPlan, Target, u64), String> {
     use crate::workload::ranges as r;
     use crate::workload::ranges::Strategy;
@@ -252,6 +254,7 @@ pub fn ranges(
     check_drop_cache(args.controls.drop_cache, &target)?;
     let meta = target.store.stat(&target.path).map_err(|e| e.to_string())?;
     let size = match (args.prepare, meta) {
+        (Some(s), Some(m)) if ours && m.size == s => s,
         (Some(_), Some(_)) => {
             return Err(format!(
                 "--prepare: {} already exists and storebench will not replace it; give a new path",

@@ -39,6 +39,10 @@ pub struct PointFigures {
     pub cv: Option<f64>,
     /// `completed`, `failed` or `interrupted`.
     pub status: String,
+    /// The point whose prepared files this one read (its settings as text), when only read
+    /// settings differ between them; none when the point prepared its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepared_by: Option<String>,
 }
 
 impl PointFigures {

@@ -98,6 +98,11 @@ impl OpsPlan {
         self.mix.iter().any(|(o, _)| *o == op)
     }
 
+    /// Whether every operation leaves the files as they were (no create_write, rename or delete).
+    pub fn reads_only(&self) -> bool {
+        ![Op::CreateWrite, Op::Rename, Op::Delete].iter().any(|o| self.has(*o))
+    }
+
     /// Whether the operations need each thread's test_K.
     fn needs_thread_files(&self) -> bool {
         [Op::OpenRead, Op::Exists, Op::Stat, Op::Rename].iter().any(|o| self.has(*o))

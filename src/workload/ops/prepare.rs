@@ -78,9 +78,18 @@ pub(super) fn write_file(
 
 /// Checks and creates what the operations need before the first repeat: the base directory, the
 /// threads' files (with --prepare, or checks they exist), delete's files, the single-read file.
-pub fn prepare(target: &Target, plan: &OpsPlan, default_base: bool) -> Result<Prepared, String> {
-    let mut p = Prepared { base: target.path.trim_end_matches('/').to_string(), ..Default::default() };
-    match prepare_into(target, plan, default_base, &mut p) {
+/// `reuse`: what an earlier point of a sweep prepared for the same files (this run makes only what
+/// is missing, and owns all of it).
+pub fn prepare(
+    target: &Target,
+    plan: &OpsPlan,
+    default_base: bool,
+    reuse: Option<Prepared>,
+) -> Result<Prepared, String> {
+    let reused = reuse.is_some();
+    let mut p =
+        reuse.unwrap_or_else(|| Prepared { base: target.path.trim_end_matches('/').to_string(), ..Default::default() });
+    match prepare_into(target, plan, default_base && !reused, &mut p) {
         Ok(()) => Ok(p),
         Err(e) => {
             // Nothing runs: take back what was made so far.
@@ -180,7 +189,7 @@ fn prepare_into(target: &Target, plan: &OpsPlan, default_base: bool, p: &mut Pre
             }
         }
     }
-    if plan.needs_single_file() {
+    if plan.needs_single_file() && p.single.is_none() {
         match &plan.file_path {
             Some(f) => match store.stat(f).map_err(|e| e.to_string())? {
                 Some(m) if !m.is_dir => p.single = Some(f.clone()),
