@@ -9,6 +9,7 @@
 //! counted, retries included (`wire.rs`).
 
 mod error;
+mod parts;
 mod read;
 #[cfg(test)]
 mod tests;
@@ -69,6 +70,8 @@ pub struct ObjStore {
     counts: Arc<Counts>,
     wire: Arc<wire::Wire>,
     key_id: String,
+    /// Idle part buffers, reused by every upload.
+    parts: Arc<parts::Parts>,
 }
 
 impl ObjStore {
@@ -98,6 +101,7 @@ impl ObjStore {
             counts: Arc::new(Counts::default()),
             wire,
             key_id: built.key_id,
+            parts: Arc::default(),
         };
         Ok(Target { store: Arc::new(store), path: built.path, warnings: built.warnings })
     }
@@ -124,6 +128,7 @@ impl ObjStore {
             path: self.display(path),
             endpoint: self.where_(),
             key_id: self.key_id.clone(),
+            parts: self.parts.clone(),
         })
     }
 
@@ -161,6 +166,7 @@ struct Object {
     path: String,
     endpoint: String,
     key_id: String,
+    parts: Arc<parts::Parts>,
 }
 
 impl Object {
@@ -223,7 +229,7 @@ impl Store for ObjStore {
         let cap = opts.size_hint.map_or(self.part_size, |s| (s as usize).min(self.part_size));
         Ok(Box::new(ObjWrite {
             obj: self.object(path)?,
-            buf: Vec::with_capacity(cap),
+            buf: self.parts.take(cap),
             part_size: self.part_size,
             active_blocks: self.active_blocks,
             upload: None,

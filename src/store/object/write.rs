@@ -35,7 +35,8 @@ impl ObjWrite {
         }
         let n = data.len() as u64;
         let offset = self.parts * self.part_size as u64;
-        let fut = self.upload.as_mut().map(|u| u.put_part(PutPayload::from(Bytes::from(data))));
+        let body = self.obj.parts.body(data);
+        let fut = self.upload.as_mut().map(|u| u.put_part(PutPayload::from(body)));
         if let Some(fut) = fut {
             // Each part is timed from the moment it is handed to the client to its completion.
             let start = Instant::now();
@@ -87,7 +88,7 @@ impl WriteStream for ObjWrite {
             self.buf.extend_from_slice(&rest[..n]);
             rest = &rest[n..];
             if self.buf.len() == self.part_size {
-                let part = std::mem::replace(&mut self.buf, Vec::with_capacity(self.part_size));
+                let part = std::mem::replace(&mut self.buf, self.obj.parts.take(self.part_size));
                 if let Err(e) = self.send_part(part) {
                     self.abort_upload();
                     return Err(e);
@@ -115,7 +116,7 @@ impl WriteStream for ObjWrite {
                 let data = std::mem::take(&mut self.buf);
                 self.obj.counts.requests_put.inc();
                 self.obj.counts.bytes_put.add(data.len() as u64);
-                let payload = PutPayload::from(Bytes::from(data));
+                let payload = PutPayload::from(self.obj.parts.body(data));
                 // Without --overwrite the PUT is conditional (If-None-Match: *), so an object another
                 // writer created after create() checked is never replaced. Servers without conditional
                 // PUTs get a plain one (create() already looked).
