@@ -1,7 +1,7 @@
 //! Part buffers that come back after their upload: a multipart upload's parts (and a small object's
 //! one buffer) are reused instead of freshly allocated, so no part pays for the kernel mapping and
-//! zeroing new pages, which was a quarter of a PUT's CPU (docs/metrics.md, "create_write on an
-//! object store").
+//! zeroing new pages, which was a quarter of a PUT's CPU (docs/metrics.md, ops, "What a write
+//! moves").
 
 use bytes::Bytes;
 use std::sync::{Arc, Mutex, Weak};
