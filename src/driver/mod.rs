@@ -52,13 +52,15 @@ pub struct Rank {
     pub quiet: bool,
     /// A streaming `--csv`'s event sink.
     pub csv: Option<Sender<Event>>,
+    /// `conclude` leaves what `prepare` made in place: the sweep's next point takes it over.
+    pub hand_on: bool,
 }
 
 impl Rank {
     /// This process's place in a run that started at `began`, before its run proper starts.
     pub fn new(dist: Dist, began: Instant, quiet: bool, csv: Option<Sender<Event>>) -> Rank {
         let (host, stop) = (crate::run::host_name(), crate::run::signal::stop_flag());
-        Rank { dist, began, host, started_at: String::new(), stop, quiet, csv }
+        Rank { dist, began, host, started_at: String::new(), stop, quiet, csv, hand_on: false }
     }
 }
 
@@ -139,10 +141,8 @@ pub trait Command {
         Self: Sized,
     {
     }
-    /// Leaves what `prepare` made in place at `conclude`, for the next grid point to take over.
-    fn keep_prepared(&mut self) {}
     /// On rank 0: removes what `prepare` made and this command still owns (what `conclude` does
-    /// unless kept); returns what could not be removed.
+    /// unless `rank.hand_on`); returns what could not be removed.
     fn clean_prepared(&mut self) -> Vec<String> {
         Vec::new()
     }

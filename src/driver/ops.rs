@@ -37,8 +37,6 @@ pub struct Ops {
     failed_ops: u64,
     /// Page-cache residency before each repeat's reads, every rank's.
     residency: Vec<crate::stats::findings::Residency>,
-    /// What `prepare` made stays for the next point of a sweep.
-    keep: bool,
 }
 
 impl Ops {
@@ -56,7 +54,6 @@ impl Ops {
             interrupted: false,
             failed_ops: 0,
             residency: Vec::new(),
-            keep: false,
         }
     }
 }
@@ -213,10 +210,6 @@ impl Command for Ops {
         self.prepared = from.prepared.take();
     }
 
-    fn keep_prepared(&mut self) {
-        self.keep = true;
-    }
-
     fn clean_prepared(&mut self) -> Vec<String> {
         match (&self.planned, &self.all_plan, &self.prepared) {
             (Some((_, target, _)), Some(all_plan), Some(p)) => ops::cleanup(all_plan, target, p),
@@ -225,7 +218,7 @@ impl Command for Ops {
     }
 
     fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {
-        let cleanup_errors = if self.keep { Vec::new() } else { self.clean_prepared() };
+        let cleanup_errors = if rank.hand_on { Vec::new() } else { self.clean_prepared() };
         let (plan, target, _) = self.planned.as_ref().expect("planned");
         let prepared = self.prepared.as_ref().expect("prepared");
         let mut run = std::mem::take(&mut self.run);

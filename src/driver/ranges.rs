@@ -22,15 +22,14 @@ pub struct Ranges {
     /// Page-cache residency before each cold pass, when --drop-cache evicted the object.
     residency: Vec<crate::stats::findings::Residency>,
     /// The object at the URL is the one --prepare wrote (here or at an earlier point of a sweep), and
-    /// this command removes it unless it hands it on (`keep`).
+    /// this command removes it unless it hands it on (`rank.hand_on`).
     ours: bool,
-    keep: bool,
 }
 
 impl Ranges {
     /// The command for these arguments.
     pub fn new(args: RangesArgs) -> Self {
-        Ranges { args, planned: None, done: None, residency: Vec::new(), ours: false, keep: false }
+        Ranges { args, planned: None, done: None, residency: Vec::new(), ours: false }
     }
 }
 
@@ -107,10 +106,6 @@ impl Command for Ranges {
         self.ours = std::mem::take(&mut from.ours);
     }
 
-    fn keep_prepared(&mut self) {
-        self.keep = true;
-    }
-
     fn clean_prepared(&mut self) -> Vec<String> {
         let Some((_, target, _)) = self.planned.as_ref().filter(|_| self.ours) else { return Vec::new() };
         self.ours = false;
@@ -121,7 +116,7 @@ impl Command for Ranges {
     }
 
     fn conclude(&mut self, rank: &Rank, _: Vec<()>) -> Result<Concluded, Error> {
-        let cleanup_errors = if self.keep { Vec::new() } else { self.clean_prepared() };
+        let cleanup_errors = if rank.hand_on { Vec::new() } else { self.clean_prepared() };
         let (plan, target, size) = self.planned.as_ref().expect("planned");
         let (run, failure) = self.done.take().unwrap_or_default();
         let mut report = ranges::report(target, plan, *size, run, failure.as_ref(), rank.started_at.clone());

@@ -125,11 +125,10 @@ fn points_loop<C: Command>(
         // it back, and a later one may take it).
         let hand_on =
             points.get(i + 1).is_some_and(|next| pc.read_settings().is_some_and(|k| differ_only_in(point, next, k)));
-        if hand_on {
-            pc.keep_prepared();
-        }
+        rank.hand_on = hand_on;
         let concluded = execute(&mut pc, rank);
-        let origin = from.map_or(i, |h| h);
+        rank.hand_on = false;
+        let origin = from.unwrap_or(i);
         if hand_on {
             *held = Some((origin, pc));
         }
