@@ -353,6 +353,46 @@ fn ops_every_operation_on_s3() {
 /// parallel GETs beat sequential ones by a wide margin; on plain loopback the gap is small.
 #[test]
 #[ignore = "needs an S3 server: scripts/test.sh starts one"]
+fn io_threads_size_the_clients_runtime_and_bad_counts_are_refused() {
+    let s3 = s3();
+    let url = format!("s3://{}/{}/", s3.bucket, unique("io"));
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let run = |extra: &[&str]| {
+        s3.cmd()
+            .args(["ops", "--op", "create_write", "--threads", "2", "--iterations", "2", "--repeats", "1", "-q"])
+            .args(extra)
+            .arg("--json")
+            .arg(&json)
+            .arg(&url)
+            .assert()
+            .success();
+        let r = report(&json);
+        assert_eq!(r.ops_run().unwrap().repeats[0].summary.ops, 4);
+        r.engine
+    };
+    // The runtime the client ran on had the threads asked for (the count comes from the runtime built).
+    assert!(run(&["--io-threads", "3"]).ends_with(", 3 I/O threads"));
+    assert!(run(&["-D", "storebench.io.threads=1"]).ends_with(", 1 I/O thread"));
+    // Unset: half the CPUs, at least one.
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    let engine = run(&[]);
+    let n = (cpus / 2).max(1);
+    assert!(engine.ends_with(&format!(", {n} I/O thread{}", if n == 1 { "" } else { "s" })), "{engine}");
+    for bad in ["0", "257", "many"] {
+        let out = s3.cmd().args(["ops", "--op", "stat", "--io-threads", bad]).arg(&url).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "storebench: invalid storebench.io.threads '{bad}': expected a count of I/O threads from 1 to 256\n"
+            )
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs an S3 server: scripts/test.sh starts one"]
 fn ranges_parallel_wins_on_a_slow_link_not_on_loopback() {
     let s3 = s3();
     let slow = common::need(&["STOREBENCH_S3_SLOW_ENDPOINT"]).remove(0);

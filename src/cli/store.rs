@@ -20,6 +20,10 @@ pub struct StoreFlags {
     /// Allow plain http:// endpoints, for local servers (fs.s3a.connection.ssl.enabled=false).
     #[arg(long)]
     pub allow_http: bool,
+    /// Worker threads of the object-store and HDFS clients' network I/O [default: half the CPUs, at
+    /// least 1] (storebench.io.threads).
+    #[arg(long, value_name = "N")]
+    pub io_threads: Option<String>,
     /// Apache Doris fs_benchmark_tool's key=value connection file (AWS_ACCESS_KEY, AWS_SECRET_KEY,
     /// AWS_ENDPOINT, AWS_REGION, and any Hadoop key).
     #[arg(long, value_name = "FILE")]

@@ -82,6 +82,9 @@ pub fn store_config(
     if flags.allow_http {
         c.set("fs.s3a.connection.ssl.enabled", "false", Origin::Option);
     }
+    if let Some(n) = &flags.io_threads {
+        c.set(crate::store::config::IO_THREADS_KEY, n, Origin::Option);
+    }
     Ok(c)
 }
 

@@ -9,27 +9,54 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::runtime::Runtime;
 
-/// Worker threads of the shared runtime: the clients' network I/O, not the benchmark's own threads
-/// (which block on it).
-const IO_THREADS: usize = 2;
+pub use crate::store::config::IO_THREADS_KEY;
+/// The most worker threads [`IO_THREADS_KEY`] accepts.
+pub const MAX_IO_THREADS: usize = 256;
 
-/// The runtime every asynchronous store's client runs on, started on first use and kept for the
-/// process: two stores (a transfer's source and destination, a run on S3 and HDFS) share its threads.
-pub fn runtime() -> Result<Arc<Runtime>, String> {
-    static SHARED: Mutex<Option<Arc<Runtime>>> = Mutex::new(None);
+/// Worker threads of the shared runtime when [`IO_THREADS_KEY`] is not set: half the CPUs this process
+/// may run on, at least 1. They carry the clients' network I/O, not the benchmark's own threads (which
+/// block on them). More threads than that hand bodies from thread to thread and wake more often for
+/// less: on 2 CPUs with 8 GETs of 4 MiB in flight on keep-alive connections (MinIO), 1 thread cost 0.35
+/// CPU-s/GiB where 2 cost 0.41-0.52. A server that closes the connection after every answer
+/// (versitygw) reads faster with 2 (docs/metrics.md, "The clients' I/O threads").
+pub fn default_io_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
+}
+
+/// The worker threads the configuration asks for ([`IO_THREADS_KEY`]), else [`default_io_threads`].
+pub fn io_threads(config: &crate::store::StoreConfig) -> Result<usize, String> {
+    let Some(v) = config.get(IO_THREADS_KEY) else {
+        return Ok(default_io_threads());
+    };
+    match v.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_IO_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!("invalid {IO_THREADS_KEY} '{v}': expected a count of I/O threads from 1 to {MAX_IO_THREADS}")),
+    }
+}
+
+/// How a store's engine names its runtime's threads: "1 I/O thread", "4 I/O threads".
+pub fn io_threads_words(n: usize) -> String {
+    format!("{n} I/O thread{}", if n == 1 { "" } else { "s" })
+}
+
+/// The runtime every asynchronous store's client runs on, with its worker threads. Started on first use
+/// with `threads` workers and kept for the process: two stores (a transfer's source and destination, a
+/// run on S3 and HDFS) share its threads, and the first store opened sets their number.
+pub fn runtime(threads: usize) -> Result<(Arc<Runtime>, usize), String> {
+    static SHARED: Mutex<Option<(Arc<Runtime>, usize)>> = Mutex::new(None);
     let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(rt) = shared.as_ref() {
-        return Ok(rt.clone());
+    if let Some((rt, n)) = shared.as_ref() {
+        return Ok((rt.clone(), *n));
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(IO_THREADS)
+        .worker_threads(threads)
         .enable_all()
         .thread_name("storebench-io")
         .build()
         .map_err(|e| format!("cannot start the I/O runtime of the store clients: {e}"))?;
     let rt = Arc::new(rt);
-    *shared = Some(rt.clone());
-    Ok(rt)
+    *shared = Some((rt.clone(), threads));
+    Ok((rt, threads))
 }
 
 /// Why a [`drain`] stopped before its bytes.
@@ -126,8 +153,36 @@ mod tests {
     }
 
     #[test]
+    fn io_threads_come_from_the_key_within_bounds_else_half_the_cpus() {
+        use crate::store::config::Origin;
+        let mut c = crate::store::StoreConfig::default();
+        let cpus = std::thread::available_parallelism().unwrap().get();
+        assert_eq!(io_threads(&c).unwrap(), (cpus / 2).max(1));
+        c.set(IO_THREADS_KEY, "3", Origin::Flag);
+        assert_eq!(io_threads(&c).unwrap(), 3);
+        assert_eq!((io_threads_words(1), io_threads_words(3)), ("1 I/O thread".into(), "3 I/O threads".into()));
+        for bad in ["0", "257", "two", "-1", ""] {
+            c.set(IO_THREADS_KEY, bad, Origin::Flag);
+            let e = io_threads(&c).unwrap_err();
+            assert_eq!(
+                e,
+                format!("invalid storebench.io.threads '{bad}': expected a count of I/O threads from 1 to 256")
+            );
+        }
+    }
+
+    #[test]
+    fn the_first_store_sets_the_runtimes_threads_and_later_ones_share_them() {
+        let (a, n) = runtime(2).unwrap();
+        let (b, m) = runtime(n + 3).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(m, n);
+        assert_eq!(a.metrics().num_workers(), n);
+    }
+
+    #[test]
     fn drain_hands_over_pieces_up_to_max_and_keeps_the_rest() {
-        let rt = runtime().unwrap();
+        let (rt, _) = runtime(2).unwrap();
         let mut s = chunks(vec![Ok(b"0123456789"), Ok(b""), Ok(b"abcdefghij"), Ok(b"XY")]);
         let mut left = Bytes::new();
         let mut pieces: Vec<Vec<u8>> = Vec::new();
@@ -146,7 +201,7 @@ mod tests {
 
     #[test]
     fn copy_into_fills_a_buffer_and_a_failure_hands_nothing_over() {
-        let rt = runtime().unwrap();
+        let (rt, _) = runtime(2).unwrap();
         let mut s = chunks(vec![Ok(b"abc"), Ok(b"defg")]);
         let mut left = Bytes::new();
         let mut buf = [0u8; 5];

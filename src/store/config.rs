@@ -10,6 +10,9 @@ use std::path::Path;
 /// The largest configuration file read (`--xmlfile`, `--conf`, Hadoop's site files, AWS profiles,
 /// a GCS key file).
 pub const MAX_CONFIG_FILE: u64 = 1 << 20;
+/// The key that sets the worker threads of the object-store and HDFS clients' runtime
+/// (`store::asyncio::io_threads`).
+pub const IO_THREADS_KEY: &str = "storebench.io.threads";
 /// The deepest element nesting accepted in an XML configuration file (Hadoop's has 3 levels).
 pub const MAX_XML_DEPTH: usize = 32;
 

@@ -68,6 +68,8 @@ pub struct HdfsStore {
     replication: Option<u32>,
     block_size: Option<u64>,
     counts: Arc<Counts>,
+    /// Worker threads of the runtime the client runs on.
+    io_threads: usize,
 }
 
 /// Where the client connects, from the URL's authority and the configuration: a description for
@@ -172,7 +174,7 @@ impl HdfsStore {
         let retries = u64_key(config, "ipc.client.connect.max.retries", 2)?;
         let interval = Duration::from_millis(u64_key(config, "ipc.client.connect.retry.interval", 500)?);
 
-        let rt = super::asyncio::runtime()?;
+        let (rt, io_threads) = super::asyncio::runtime(super::asyncio::io_threads(config)?)?;
         let pass: Vec<(String, String)> = config
             .keys()
             .filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p)))
@@ -215,7 +217,10 @@ impl HdfsStore {
             }
         }
 
-        let used: Vec<&str> = config.keys().filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p))).collect();
+        let used: Vec<&str> = config
+            .keys()
+            .filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p)) || *k == super::asyncio::IO_THREADS_KEY)
+            .collect();
         let store = HdfsStore {
             client: Arc::new(client),
             rt,
@@ -225,6 +230,7 @@ impl HdfsStore {
             replication,
             block_size,
             counts: Arc::new(Counts::default()),
+            io_threads,
         };
         Ok(Target { store: Arc::new(store), path, warnings: config.unused_definitions("hdfs://", &used) })
     }
@@ -283,7 +289,10 @@ impl Store for HdfsStore {
     fn engine(&self, _direct: bool) -> String {
         let repl = self.replication.map_or("the NameNode's default".into(), |r| r.to_string());
         let block = self.block_size.map_or("the NameNode's default".into(), crate::units::human_bytes);
-        format!("hdfs-native (Rust NameNode/DataNode protocols), replication {repl}, block size {block}")
+        format!(
+            "hdfs-native (Rust NameNode/DataNode protocols), replication {repl}, block size {block}, {}",
+            super::asyncio::io_threads_words(self.io_threads)
+        )
     }
 
     fn create(&self, path: &str, opts: &WriteOptions) -> Result<Box<dyn WriteStream>, StoreError> {

@@ -72,6 +72,8 @@ pub struct ObjStore {
     key_id: String,
     /// Idle part buffers, reused by every upload.
     parts: Arc<parts::Parts>,
+    /// Worker threads of the runtime the client runs on.
+    io_threads: usize,
 }
 
 impl ObjStore {
@@ -87,7 +89,7 @@ impl ObjStore {
             "https" => ("https", "HTTPS", clouds::http(&shown, "https", rest, config, &wire)?),
             other => return Err(format!("'{other}://' is not an object store scheme")),
         };
-        let rt = super::asyncio::runtime()?;
+        let (rt, io_threads) = super::asyncio::runtime(super::asyncio::io_threads(config)?)?;
         let store = ObjStore {
             inner: built.inner,
             rt,
@@ -102,6 +104,7 @@ impl ObjStore {
             wire,
             key_id: built.key_id,
             parts: Arc::default(),
+            io_threads,
         };
         Ok(Target { store: Arc::new(store), path: built.path, warnings: built.warnings })
     }
@@ -205,11 +208,12 @@ impl Store for ObjStore {
 
     fn engine(&self, _direct: bool) -> String {
         format!(
-            "object_store {} client to {}, multipart size {} MiB, {} active blocks",
+            "object_store {} client to {}, multipart size {} MiB, {} active blocks, {}",
             self.name,
             self.where_(),
             self.part_size >> 20,
-            self.active_blocks
+            self.active_blocks,
+            super::asyncio::io_threads_words(self.io_threads)
         )
     }
 
