@@ -231,12 +231,18 @@ pub fn print_stdout(text: &str) {
     let _ = out.flush();
 }
 
+/// Prints each of `errors` as a warning (what could not be cleaned up or written: the run goes on).
+fn warn_all(errors: &[String]) {
+    for e in errors {
+        eprintln!("storebench: warning: {e}");
+    }
+}
+
 /// The end of every run, after its figures are printed: warnings for what could not be cleaned up or
 /// written, and the result that decides the exit code (a failed report file fails a completed run).
 fn finish(failure: Option<Failure>, cleanup_errors: &[String], file_errors: Vec<String>) -> Result<(), Error> {
-    for e in cleanup_errors.iter().chain(file_errors.iter()) {
-        eprintln!("storebench: warning: {e}");
-    }
+    warn_all(cleanup_errors);
+    warn_all(&file_errors);
     match failure {
         None if file_errors.is_empty() => Ok(()),
         None => Err(Error::Run(file_errors.join("; "))),

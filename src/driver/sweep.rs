@@ -4,7 +4,7 @@
 //! each point whether to go on (`--max-time`, Ctrl-C), so the ranks stay in step; what was measured
 //! is always reported, and the points not run are named.
 
-use super::{execute, plan, Command, Launch, Rank};
+use super::{execute, plan, warn_all, Command, Launch, Rank};
 use crate::error::Error;
 use crate::run::dist::{Dist, WAIT};
 use crate::stats::report::RunReport;
@@ -38,12 +38,6 @@ struct State {
     failed: Vec<String>,
     interrupted: bool,
     refused: Vec<String>,
-}
-
-fn warn_all(errors: &[String]) {
-    for e in errors {
-        eprintln!("storebench: warning: {e}");
-    }
 }
 
 /// Whether two points differ only in `keys`.
@@ -207,9 +201,7 @@ pub fn run<C: Command>(cmd: C, dist: Dist, began: Instant, launch: Launch) -> Re
             errors.push(format!("writing the HTML file {} failed: {e}", p.display()));
         }
     }
-    for e in &errors {
-        eprintln!("storebench: warning: {e}");
-    }
+    warn_all(&errors);
     if interrupted {
         return Err(Error::Interrupted);
     }

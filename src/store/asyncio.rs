@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::runtime::Runtime;
 
-pub use crate::store::config::IO_THREADS_KEY;
+use crate::store::config::IO_THREADS_KEY;
 /// The most worker threads [`IO_THREADS_KEY`] accepts.
 pub const MAX_IO_THREADS: usize = 256;
 

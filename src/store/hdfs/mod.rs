@@ -219,7 +219,7 @@ impl HdfsStore {
 
         let used: Vec<&str> = config
             .keys()
-            .filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p)) || *k == super::asyncio::IO_THREADS_KEY)
+            .filter(|k| KEY_PREFIXES.iter().any(|p| k.starts_with(p)) || *k == crate::store::config::IO_THREADS_KEY)
             .collect();
         let store = HdfsStore {
             client: Arc::new(client),

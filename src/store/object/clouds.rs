@@ -23,7 +23,7 @@ pub const COMMON_KEYS: &[&str] = &[
     "storebench.connection.establish.timeout",
     "storebench.connection.timeout",
     "storebench.request.timeout",
-    crate::store::asyncio::IO_THREADS_KEY,
+    crate::store::config::IO_THREADS_KEY,
 ];
 
 /// The timeout keys of the stores without keys of their own (GCS, Azure, HTTP).
