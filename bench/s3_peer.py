@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PUT or GET objects as storebench ops does, through boto3's CRT transfer manager (awscrt, AWS's
-native S3 client), plain boto3, or (GET only) a bare socket: CONCURRENCY workers, worker k on its own key PREFIX/test_k, each
-moving it PER times (PUT overwrites it; GET reads it whole). Prints one JSON line with bytes, wall
+native S3 client), plain boto3, or (GET only) a bare socket: CONCURRENCY workers, worker k on its own
+key PREFIX/test_k, each moving it PER times (PUT overwrites it; GET reads it whole). Prints one JSON line with bytes, wall
 seconds and the process's CPU seconds over the timed part. Used by bench/s3.sh, side by side with
 storebench on the same server.
 
@@ -131,7 +131,7 @@ elif client_kind == "socket":
                 sys.exit(f"s3_peer.py: the body of {k} ended {left} bytes short")
             left -= n
         if fields.get(b"connection", b"").lower() == b"close":
-            # The server ends the connection after this answer (versitygw does for presigned URLs).
+            # The server ends the connection after this answer (versitygw does after every answer).
             sock.close()
             local.sock = None
 
@@ -176,10 +176,11 @@ for t in threads:
     t.join()
 wall = time.perf_counter() - t0
 r1 = resource.getrusage(resource.RUSAGE_SELF)
-if failures:
-    sys.exit(f"s3_peer.py {client_kind} {op} failed: {failures[0]}")
 cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 s3c = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
 for k in keys:
     s3c.delete_object(Bucket=bucket, Key=k)
+# After the keys are gone: a failed case leaves nothing behind either.
+if failures:
+    sys.exit(f"s3_peer.py {client_kind} {op} failed: {failures[0]}")
 print(json.dumps({"bytes": size * per * conc, "wall_s": wall, "cpu_s": cpu}))
